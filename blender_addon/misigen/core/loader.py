@@ -1,0 +1,289 @@
+"""From paths to Structures: find inputs, pick the ligand, assign bonds, cut the pocket."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from . import bonds as bondlib
+from .data_files import load_table
+from .errors import InputError
+from .readers import (LIGAND_SUFFIXES, PROTEIN_SUFFIXES, AtomTable, check_text_file,
+                      ligand_atom_names, read_conect, read_ligand_file, read_protein_file)
+from .structure import WATER_NAMES, Structure
+
+SAFE_ID = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+@dataclass(frozen=True)
+class StructureSource:
+    """Where one structure comes from: a protein file and, optionally, a ligand file."""
+    id: str
+    protein: Path
+    ligand: Path | None = None
+
+
+def safe_id(name: str) -> str:
+    """A structure id usable in file names: no separators, no leading dot."""
+    cleaned = SAFE_ID.sub("_", name).lstrip("._") or "structure"
+    return cleaned[:100]
+
+
+# ------------------------------------------------------------------ discovery
+def _pdbbind_files(folder: Path) -> tuple[Path, list[Path]] | None:
+    files = sorted(p for p in folder.iterdir() if p.is_file())
+    proteins = [p for p in files if p.suffix.lower() in PROTEIN_SUFFIXES
+                and p.stem.endswith(("_protein", "_pocket"))]
+    ligands = [p for p in files if p.suffix.lower() in LIGAND_SUFFIXES and p.stem.endswith("_ligand")]
+    if not proteins:
+        return None
+    # The whole protein is preferred over PDBbind's pre-cut pocket; SDF over MOL2.
+    proteins.sort(key=lambda p: (not p.stem.endswith("_protein"), p.name))
+    ligands.sort(key=lambda p: ({".sdf": 0, ".mol": 1, ".mol2": 2}[p.suffix.lower()], p.name))
+    return proteins[0], ligands
+
+
+def discover(paths) -> list[StructureSource]:
+    """Structures named by files/folders: a PDBbind-style folder, a folder of them, or files."""
+    out: list[StructureSource] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_file():
+            out.append(StructureSource(safe_id(path.stem), path))
+        elif path.is_dir():
+            found = _pdbbind_files(path)
+            if found:
+                out.append(StructureSource(safe_id(path.name), found[0], found[1][0] if found[1] else None))
+                continue
+            for child in sorted(path.iterdir()):
+                if child.is_dir():
+                    found = _pdbbind_files(child)
+                    if found:
+                        out.append(StructureSource(safe_id(child.name), found[0],
+                                                   found[1][0] if found[1] else None))
+                elif child.suffix.lower() in PROTEIN_SUFFIXES:
+                    out.append(StructureSource(safe_id(child.stem), child))
+        else:
+            raise InputError(path, "no such file or folder")
+    ids = [s.id for s in out]
+    dupes = sorted({i for i in ids if ids.count(i) > 1})
+    if dupes:
+        raise InputError(", ".join(map(str, paths)), f"duplicate structure ids: {', '.join(dupes)}")
+    return out
+
+
+# ------------------------------------------------------------------ ligand choice
+def excluded_het_names() -> set[str]:
+    table = load_table("het_groups.yaml")
+    return {n for key in ("water", "ions", "buffers_and_additives", "sugars") for n in table[key]}
+
+
+def parse_ligand_selector(text: str) -> tuple[str, str | None, int | None]:
+    """``RES[:CHAIN[:NUM]]`` → (resname, chain, resseq)."""
+    parts = text.split(":")
+    if not parts[0] or len(parts) > 3:
+        raise InputError("--ligand", f"expected RES:CHAIN:NUM, got {text!r}")
+    chain = parts[1] if len(parts) > 1 and parts[1] else None
+    try:
+        num = int(parts[2]) if len(parts) > 2 and parts[2] else None
+    except ValueError:
+        raise InputError("--ligand", f"residue number must be an integer in {text!r}") from None
+    return parts[0].upper(), chain, num
+
+
+def het_groups(table: AtomTable) -> dict[tuple, list[int]]:
+    """HETATM residues → their atom rows, in file order."""
+    groups: dict[tuple, list[int]] = {}
+    for i in range(len(table)):
+        if table.hetero[i]:
+            key = (table.chain[i], table.resseq[i], table.icode[i], table.resname[i])
+            groups.setdefault(key, []).append(i)
+    return groups
+
+
+def pick_ligand(path: Path, table: AtomTable, selector: str | None = None) -> list[int]:
+    """Rows of the ligand residue: the named one, or the largest drug-like HETATM group."""
+    groups = het_groups(table)
+    if selector:
+        res, chain, num = parse_ligand_selector(selector)
+        hits = [rows for (c, n, _i, r), rows in groups.items()
+                if r == res and (chain is None or c == chain) and (num is None or n == num)]
+        if not hits:
+            raise InputError(path, f"ligand {selector} not found among HETATM groups")
+        return hits[0]
+    excluded = excluded_het_names()
+    min_heavy = int(load_table("het_groups.yaml")["min_heavy_atoms"])
+    best, best_size = None, 0
+    for (_c, _n, _i, res), rows in groups.items():
+        heavy = sum(table.element[i] not in ("H", "D") for i in rows)
+        if res in excluded or heavy < min_heavy:
+            continue
+        if heavy > best_size:  # first of equals wins: deterministic, file order
+            best, best_size = rows, heavy
+    if best is None:
+        names = sorted({k[3] for k in groups}) or ["none"]
+        raise InputError(path, "no drug-like ligand (HETATM groups: " + ", ".join(names) + ")")
+    return best
+
+
+def mol_from_rows(path, table: AtomTable, rows: list[int], conect: list[tuple[int, int]]):
+    """An RDKit Mol for a HETATM ligand: CONECT bonds plus covalent-radius bonds, single order.
+
+    PDB files carry no bond orders; they are left single here and perceived from
+    geometry by the chemistry code when it needs them.
+    """
+    from rdkit import Chem
+    from rdkit.Geometry import Point3D
+
+    rw = Chem.RWMol()
+    for i in rows:
+        el = table.element[i]
+        try:
+            atom = Chem.Atom(el)
+        except RuntimeError:
+            raise InputError(path, f"unknown element {el!r} in ligand atom {table.name[i]}") from None
+        info = Chem.AtomPDBResidueInfo(table.name[i], residueName=table.resname[i],
+                                       residueNumber=table.resseq[i], chainId=table.chain[i])
+        atom.SetMonomerInfo(info)
+        atom.SetNoImplicit(True)
+        rw.AddAtom(atom)
+    local = {row: k for k, row in enumerate(rows)}
+    serial_to_local = {table.serial[row]: k for k, row in enumerate(rows)}
+    pairs = {tuple(sorted((serial_to_local[a], serial_to_local[b])))
+             for a, b in conect if a in serial_to_local and b in serial_to_local and a != b}
+    idx = np.asarray(rows, dtype=np.int64)
+    for i, j, _o in bondlib.distance_bonds(table.coords, table.element, idx):
+        pairs.add(tuple(sorted((local[i], local[j]))))
+    for a, b in sorted(pairs):
+        rw.AddBond(a, b, Chem.BondType.SINGLE)
+    conf = Chem.Conformer(len(rows))
+    for k, row in enumerate(rows):
+        conf.SetAtomPosition(k, Point3D(*table.coords[row]))
+    conf.Set3D(True)
+    mol = rw.GetMol()
+    mol.AddConformer(conf, assignId=True)
+    mol.UpdatePropertyCache(strict=False)
+    return mol
+
+
+# ------------------------------------------------------------------ assembly
+def load_structure(source: StructureSource, ligand: str | None = None) -> Structure:
+    """Read one structure with its ligand and all bonds. Raises InputError on bad input."""
+    table = read_protein_file(source.protein)
+    if source.ligand is not None:
+        mol = read_ligand_file(source.ligand)
+        keep = list(range(len(table)))
+        lig_names = ligand_atom_names(mol)
+        lig_coords = mol.GetConformer().GetPositions()
+        lig_res, lig_chain, lig_num = "LIG", "L", 1
+        title = mol.GetProp("_Name").strip() if mol.HasProp("_Name") else ""
+        if re.fullmatch(r"[A-Z0-9]{1,3}", title):
+            lig_res = title
+        lig_elements = [a.GetSymbol() for a in mol.GetAtoms()]
+        lig_charges = [a.GetFormalCharge() for a in mol.GetAtoms()]
+        lig_meta = {"ligand_source": str(source.ligand), "ligand_bond_orders": "file"}
+    else:
+        text = check_text_file(source.protein)
+        rows = pick_ligand(source.protein, table, ligand)
+        mol = mol_from_rows(source.protein, table, rows, read_conect(text))
+        keep = [i for i in range(len(table)) if i not in set(rows)]
+        lig_names = [table.name[i] for i in rows]
+        lig_coords = table.coords[rows]
+        lig_res, lig_chain, lig_num = table.resname[rows[0]], table.chain[rows[0]], table.resseq[rows[0]]
+        lig_elements = [table.element[i] for i in rows]
+        lig_charges = [0] * len(rows)
+        lig_meta = {"ligand_source": f"{source.protein} HETATM {lig_res} {lig_chain} {lig_num}",
+                    "ligand_bond_orders": "unknown (PDB); perceived from geometry when needed"}
+    n_lig = len(lig_names)
+    if n_lig == 0:
+        raise InputError(source.ligand or source.protein, "ligand has no atoms")
+    keep_arr = np.asarray(keep, dtype=np.int64)
+    coords = np.vstack([table.coords[keep_arr].reshape(-1, 3), np.asarray(lig_coords, dtype=np.float64)])
+    pick = lambda col: [col[i] for i in keep]  # noqa: E731
+    n_prot = len(keep)
+    structure_cols = dict(
+        element=np.array(pick(table.element) + lig_elements, dtype=object).astype(str),
+        name=np.array(pick(table.name) + lig_names, dtype=object).astype(str),
+        resname=np.array(pick(table.resname) + [lig_res] * n_lig, dtype=object).astype(str),
+        resseq=np.array(pick(table.resseq) + [lig_num] * n_lig, dtype=np.int64),
+        icode=np.array(pick(table.icode) + [""] * n_lig, dtype=object).astype(str),
+        chain=np.array(pick(table.chain) + [lig_chain] * n_lig, dtype=object).astype(str),
+        ligand=np.array([False] * n_prot + [True] * n_lig),
+        hetero=np.array(pick(table.hetero) + [True] * n_lig, dtype=bool),
+        formal_charge=np.array([0] * n_prot + lig_charges, dtype=np.int64),
+    )
+    bond_list = _protein_bonds(coords, structure_cols, n_prot)
+    for b in mol.GetBonds():
+        order = 1.5 if b.GetIsAromatic() else float(b.GetBondTypeAsDouble() or 1.0)
+        bond_list.append((n_prot + b.GetBeginAtomIdx(), n_prot + b.GetEndAtomIdx(), order))
+    bonds, orders = bondlib.as_arrays(bond_list)
+    structure = Structure(id=source.id, coords=coords, bonds=bonds, bond_order=orders,
+                          sources=tuple(str(p) for p in (source.protein, source.ligand) if p),
+                          ligand_mol=mol, meta=lig_meta, **structure_cols)
+    _check_ligand_clash(source, structure)
+    return structure
+
+
+def _protein_bonds(coords, cols, n_prot) -> list:
+    """Template / distance bonds per residue, then peptide, disulfide and nucleic links."""
+    residues: dict[tuple, list[int]] = {}
+    for i in range(n_prot):
+        key = (cols["chain"][i], int(cols["resseq"][i]), cols["icode"][i], cols["resname"][i])
+        residues.setdefault(key, []).append(i)
+    out = []
+    polymer = []
+    for key, rows in residues.items():
+        out += bondlib.residue_bonds(coords, cols["element"], cols["name"], key[3], rows)
+        if key[3] not in WATER_NAMES and (not cols["hetero"][rows[0]]
+                                          or bondlib.residue_template(key[3]) is not None):
+            polymer.append(rows)
+    out += bondlib.link_bonds(coords, cols["name"], polymer, cols["chain"])
+    return out
+
+
+def _check_ligand_clash(source, s: Structure) -> None:
+    """A ligand placed on top of protein atoms means the two files do not belong together."""
+    lig = s.ligand & ~s.is_hydrogen
+    prot = ~s.ligand & ~s.is_hydrogen & ~s.is_water
+    if not prot.any():
+        return
+    d = np.linalg.norm(s.coords[lig][:, None] - s.coords[prot][None], axis=-1)
+    nearest = d.min(axis=1)
+    if nearest.min() > 8.0:
+        raise InputError(source.ligand or source.protein,
+                         f"ligand is {nearest.min():.1f} Å from every protein atom: files do not match")
+
+
+# ------------------------------------------------------------------ pocket and shown atoms
+def pocket_residue_mask(s: Structure, cutoff: float = 10.0, waters: bool = False) -> np.ndarray:
+    """Atoms of every non-ligand residue with any heavy atom within ``cutoff`` Å of a ligand heavy atom."""
+    heavy = ~s.is_hydrogen
+    lig = s.coords[s.ligand & heavy]
+    cand = ~s.ligand & heavy & (waters | ~s.is_water)
+    near = np.zeros(s.n_atoms, dtype=bool)
+    idx = np.nonzero(cand)[0]
+    for start in range(0, len(idx), 4096):
+        chunk = idx[start:start + 4096]
+        d2 = ((s.coords[chunk][:, None, :] - lig[None, :, :]) ** 2).sum(-1)
+        near[chunk] = d2.min(axis=1) <= cutoff * cutoff
+    res = s.residue_index()
+    hit = np.unique(res[near])
+    mask = np.isin(res, hit) & ~s.ligand
+    if not waters:
+        mask &= ~s.is_water
+    return mask
+
+
+def shown_mask(s: Structure, cutoff: float | None = 10.0, hydrogens: bool = False,
+               waters: bool = False, ligand: bool = True, protein: bool = True) -> np.ndarray:
+    """What a render shows: ligand + pocket residues (or the whole protein if cutoff is None)."""
+    if cutoff is None:
+        prot = ~s.ligand & (waters | ~s.is_water)
+    else:
+        prot = pocket_residue_mask(s, cutoff, waters)
+    mask = (s.ligand if ligand else np.zeros(s.n_atoms, bool)) | (prot if protein else False)
+    if not hydrogens:
+        mask &= ~s.is_hydrogen
+    return mask

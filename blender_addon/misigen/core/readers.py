@@ -1,0 +1,197 @@
+"""Read structure files (PDB, mmCIF, SDF, MOL2) into flat atom tables.
+
+Biopython parses proteins, RDKit parses ligands; this module only checks the
+input, keeps altloc A and turns both into the columns of ``Structure``.
+"""
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .errors import InputError
+
+MAX_ABS_COORD = 9999.0  # PDB's fixed columns cannot hold more; beyond is garbage
+PROTEIN_SUFFIXES = {".pdb", ".ent", ".cif", ".mmcif"}
+LIGAND_SUFFIXES = {".sdf", ".mol", ".mol2"}
+
+
+@dataclass
+class AtomTable:
+    """Columns of atoms read from one file, before bonds are assigned."""
+    coords: np.ndarray
+    element: list
+    name: list
+    resname: list
+    resseq: list
+    icode: list
+    chain: list
+    hetero: list            # True for HETATM records
+    serial: list            # file serial numbers (for CONECT records)
+
+    def __len__(self):
+        return len(self.element)
+
+
+def check_text_file(path: Path) -> str:
+    """The file's text, or InputError if it is missing, empty or binary."""
+    if not path.is_file():
+        raise InputError(path, "file not found")
+    data = path.read_bytes()
+    if not data.strip():
+        raise InputError(path, "file is empty")
+    if b"\x00" in data[:65536]:
+        raise InputError(path, "binary file (NUL bytes), not a structure text file")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        try:
+            return data.decode("latin-1")
+        except UnicodeDecodeError as exc:  # pragma: no cover - latin-1 decodes anything
+            raise InputError(path, f"not a text file ({exc})") from None
+
+
+def check_coordinates(path, coords: np.ndarray) -> None:
+    if not np.all(np.isfinite(coords)):
+        raise InputError(path, "non-finite atom coordinates")
+    if len(coords) and np.abs(coords).max() > MAX_ABS_COORD:
+        raise InputError(path, f"absurd atom coordinates (|x| up to {np.abs(coords).max():.3g} Å)")
+    if len(coords) > 1 and np.ptp(coords, axis=0).max() < 1e-3:
+        raise InputError(path, "all atoms share one position")
+
+
+def _element_of(atom) -> str:
+    el = (atom.element or "").strip()
+    if not el or el == "X":
+        # Fall back to the atom name (PDB convention: element right-justified in cols 13-14).
+        name = atom.get_fullname()
+        el = name[:2].strip() if name[:1].isalpha() and name[:2].strip().isalpha() and len(name.strip()) == 4 \
+            else name.strip().lstrip("0123456789")[:1]
+    return el[:1].upper() + el[1:].lower()
+
+
+def read_protein_file(path: Path) -> AtomTable:
+    """PDB or mmCIF → AtomTable (first model, altloc A or blank, hydrogens kept)."""
+    from Bio.PDB import MMCIFParser, PDBParser
+    from Bio.PDB.PDBExceptions import PDBConstructionWarning
+
+    text = check_text_file(path)
+    suffix = path.suffix.lower()
+    if suffix in (".cif", ".mmcif"):
+        parser = MMCIFParser(QUIET=True)
+    else:
+        if not any(line.startswith(("ATOM", "HETATM")) for line in text.splitlines()):
+            raise InputError(path, "no ATOM or HETATM records")
+        parser = PDBParser(QUIET=True, PERMISSIVE=True)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PDBConstructionWarning)
+            structure = parser.get_structure(path.stem, str(path))
+    except Exception as exc:  # Biopython raises many types on malformed input
+        raise InputError(path, f"cannot parse ({type(exc).__name__}: {exc})") from None
+    models = list(structure)
+    if not models:
+        raise InputError(path, "no models in file")
+    cols = {k: [] for k in ("coords", "element", "name", "resname", "resseq", "icode", "chain",
+                            "hetero", "serial")}
+    for chain in models[0]:
+        for residue in chain:
+            hetflag, resseq, icode = residue.id
+            seen: set = set()
+            for atom in residue.get_unpacked_list():
+                altloc = atom.get_altloc().strip()
+                if atom.get_name() in seen:
+                    continue  # another conformer of an atom already taken
+                if altloc not in ("", "A") and _has_altloc_a(residue, atom.get_name()):
+                    continue
+                seen.add(atom.get_name())
+                cols["coords"].append(atom.get_coord().astype(np.float64))
+                cols["element"].append(_element_of(atom))
+                cols["name"].append(atom.get_name())
+                cols["resname"].append(residue.get_resname().strip())
+                cols["resseq"].append(int(resseq))
+                cols["icode"].append(icode.strip())
+                cols["chain"].append(chain.id.strip())
+                cols["hetero"].append(hetflag.startswith("H_") or hetflag == "W")
+                cols["serial"].append(atom.get_serial_number())
+    if not cols["element"]:
+        raise InputError(path, "no atoms")
+    coords = np.array(cols.pop("coords"), dtype=np.float64).reshape(-1, 3)
+    check_coordinates(path, coords)
+    return AtomTable(coords=coords, **cols)
+
+
+def _has_altloc_a(residue, atom_name: str) -> bool:
+    for atom in residue.get_unpacked_list():
+        if atom.get_name() == atom_name and atom.get_altloc().strip() in ("", "A"):
+            return True
+    return False
+
+
+def read_conect(text: str) -> list[tuple[int, int]]:
+    """Serial-number pairs from PDB CONECT records."""
+    pairs = []
+    for line in text.splitlines():
+        if line.startswith("CONECT"):
+            fields = [line[i:i + 5] for i in range(6, len(line.rstrip()), 5)]
+            try:
+                nums = [int(f) for f in fields if f.strip()]
+            except ValueError:
+                continue
+            for partner in nums[1:5]:
+                pairs.append((nums[0], partner))
+    return pairs
+
+
+def read_ligand_file(path: Path):
+    """SDF / MOL / MOL2 → RDKit Mol with explicit H kept (first molecule of the file)."""
+    from rdkit import Chem, RDLogger
+
+    check_text_file(path)
+    RDLogger.DisableLog("rdApp.*")
+    try:
+        suffix = path.suffix.lower()
+        mol = None
+        for sanitize in (True, False):
+            if suffix == ".mol2":
+                mol = Chem.MolFromMol2File(str(path), removeHs=False, sanitize=sanitize)
+            else:
+                supplier = Chem.SDMolSupplier(str(path), removeHs=False, sanitize=sanitize)
+                mol = next((m for m in supplier if m is not None), None) if len(supplier) else None
+            if mol is not None:
+                if not sanitize:
+                    mol.UpdatePropertyCache(strict=False)
+                    Chem.SanitizeMol(mol, Chem.SanitizeFlags.SANITIZE_SYMMRINGS
+                                     | Chem.SanitizeFlags.SANITIZE_SETAROMATICITY, catchErrors=True)
+                break
+    finally:
+        RDLogger.EnableLog("rdApp.*")
+    if mol is None:
+        raise InputError(path, "cannot parse ligand (RDKit found no valid molecule)")
+    if mol.GetNumAtoms() == 0:
+        raise InputError(path, "ligand has no atoms")
+    if mol.GetNumConformers() == 0 or not mol.GetConformer().Is3D() and \
+            np.allclose(mol.GetConformer().GetPositions()[:, 2], 0):
+        raise InputError(path, "ligand has no 3D coordinates")
+    check_coordinates(path, mol.GetConformer().GetPositions())
+    return mol
+
+
+def ligand_atom_names(mol) -> list[str]:
+    """Atom names: from MOL2/PDB records when present, else element + per-element counter."""
+    names, counter = [], {}
+    for atom in mol.GetAtoms():
+        name = None
+        if atom.HasProp("_TriposAtomName"):
+            name = atom.GetProp("_TriposAtomName").strip()
+        info = atom.GetPDBResidueInfo()
+        if not name and info is not None:
+            name = info.GetName().strip()
+        if not name:
+            sym = atom.GetSymbol()
+            counter[sym] = counter.get(sym, 0) + 1
+            name = f"{sym.upper()}{counter[sym]}"
+        names.append(name)
+    return names
