@@ -1,0 +1,26 @@
+"""misigen: molecular spatial-reasoning benchmarks rendered with Blender.
+
+As a Blender add-on, ``register``/``unregister`` add the GUI (``ui``). The pure-Python
+``core`` package can be used without Blender.
+"""
+__version__ = "0.1.0"
+
+bl_info = {
+    "name": "misigen",
+    "author": "misigen developers",
+    "version": (0, 1, 0),
+    "blender": (4, 2, 0),
+    "location": "View3D > Sidebar > misigen",
+    "description": "Import protein–ligand complexes and render spatial-reasoning benchmark images",
+    "category": "Import-Export",
+}
+
+
+def register():
+    from .ui import register as _register
+    _register()
+
+
+def unregister():
+    from .ui import unregister as _unregister
+    _unregister()

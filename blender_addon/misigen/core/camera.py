@@ -1,0 +1,157 @@
+"""The pinhole / orthographic camera model shared by annotations and the Blender camera.
+
+The camera never rotates: it looks down −Z of the screen frame (X right, Y up), so
+its world-to-camera matrix is a pure translation and Blender's camera object keeps a
+zero rotation. Pixel coordinates are continuous with origin at the image's top-left
+corner; pixel (i, j) covers u ∈ [i, i+1), v ∈ [j, j+1).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Camera:
+    position: tuple            # camera centre in the world (screen) frame, Å
+    width: int
+    height: int
+    projection: str = "perspective"   # or "orthographic"
+    fov_deg: float = 30.0      # horizontal field of view (perspective)
+    ortho_scale: float = 40.0  # visible width in Å (orthographic)
+    clip: tuple = (0.1, 1000.0)
+
+    @property
+    def aspect(self) -> float:
+        return self.height / self.width
+
+    def world_to_camera(self) -> np.ndarray:
+        m = np.eye(4)
+        m[:3, 3] = -np.asarray(self.position, float)
+        return m
+
+    def to_camera(self, points: np.ndarray) -> np.ndarray:
+        return np.asarray(points, float) - np.asarray(self.position, float)
+
+    def half_extent(self, depth: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Half the visible width/height (Å) at a distance ``depth`` in front of the camera."""
+        if self.projection == "perspective":
+            hw = depth * math.tan(math.radians(self.fov_deg) / 2)
+        else:
+            hw = np.full_like(np.asarray(depth, float), self.ortho_scale / 2)
+        return hw, hw * self.aspect
+
+    def project(self, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """World points → (pixels (N, 2) as [u, v], depth (N,) along the view direction)."""
+        cam = self.to_camera(points)
+        depth = -cam[:, 2]
+        hw, hh = self.half_extent(depth)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            x_ndc = cam[:, 0] / hw
+            y_ndc = cam[:, 1] / hh
+        u = (x_ndc + 1.0) * 0.5 * self.width
+        v = (1.0 - y_ndc) * 0.5 * self.height
+        return np.stack([u, v], axis=1), depth
+
+    def pixel_scale(self, depth) -> np.ndarray:
+        """Pixels per Å at ``depth`` (for sphere radii on screen)."""
+        hw, _ = self.half_extent(np.asarray(depth, float))
+        return self.width / (2 * hw)
+
+    def ray_origins(self, points: np.ndarray) -> np.ndarray:
+        """Where the eye ray through each point starts (the camera centre, or the image plane)."""
+        if self.projection == "perspective":
+            return np.broadcast_to(np.asarray(self.position, float), points.shape)
+        origins = np.array(points, float)
+        origins[:, 2] = self.position[2]
+        return origins
+
+    def as_dict(self) -> dict:
+        d = {"projection": self.projection, "width": self.width, "height": self.height,
+             "position": [round(float(x), 4) for x in self.position],
+             "world_to_camera": [[round(float(x), 4) for x in row] for row in self.world_to_camera()],
+             "clip": [float(self.clip[0]), float(self.clip[1])]}
+        if self.projection == "perspective":
+            d["fov_deg"] = float(self.fov_deg)
+        else:
+            d["ortho_scale"] = round(float(self.ortho_scale), 4)
+        return d
+
+
+def frame_points(points: np.ndarray, radii: np.ndarray, width: int, height: int,
+                 projection: str = "perspective", fov_deg: float = 30.0,
+                 margin: float = 0.08) -> Camera:
+    """The camera that shows every sphere (point + radius) with ``margin`` (fraction of half-width).
+
+    Solved from the points ("view all"): the camera is centred on the XY bounding box and
+    moved back just far enough that the outermost sphere is inside the margin.
+    """
+    points = np.asarray(points, float).reshape(-1, 3)
+    radii = np.broadcast_to(np.asarray(radii, float), (len(points),))
+    lo = (points[:, :2] - radii[:, None]).min(axis=0)
+    hi = (points[:, :2] + radii[:, None]).max(axis=0)
+    cx, cy = (lo + hi) / 2
+    aspect = height / width
+    fill = 1.0 - margin
+    if projection == "perspective":
+        t = math.tan(math.radians(fov_deg) / 2) * fill
+        need_x = points[:, 2] + (np.abs(points[:, 0] - cx) + radii) / t
+        need_y = points[:, 2] + (np.abs(points[:, 1] - cy) + radii) / (t * aspect)
+        z = float(max(need_x.max(), need_y.max(), (points[:, 2] + radii).max() + 1.0))
+        extent = float(max(np.abs(points - [cx, cy, z]).max(), 1.0))
+        return Camera((float(cx), float(cy), z), width, height, "perspective", fov_deg,
+                      clip=(0.1, round(2 * extent + 100.0, 1)))
+    half_w = max((hi[0] - lo[0]) / 2, (hi[1] - lo[1]) / 2 / aspect) / fill
+    z = float((points[:, 2] + radii).max() + 50.0)
+    extent = float(np.abs(points[:, 2] - z).max())
+    return Camera((float(cx), float(cy), z), width, height, "orthographic",
+                  ortho_scale=float(2 * half_w), clip=(0.1, round(extent + 100.0, 1)))
+
+
+def visible_atoms(camera: Camera, centres: np.ndarray, radii: np.ndarray,
+                  bonds: np.ndarray | None = None, bond_radius: float = 0.0,
+                  tolerance: float = 0.05) -> np.ndarray:
+    """Which atoms have their camera-facing point unhidden by other spheres (and bond cylinders).
+
+    The test point is the sphere's point nearest the eye; it is hidden if the ray from the
+    eye to it passes through another atom's sphere (shrunk by ``tolerance`` Å) or a bond
+    cylinder not touching the atom itself.
+    """
+    centres = np.asarray(centres, float)
+    n = len(centres)
+    radii = np.broadcast_to(np.asarray(radii, float), (n,))
+    origins = camera.ray_origins(centres)
+    to_atom = centres - origins
+    dist = np.linalg.norm(to_atom, axis=1)
+    direction = to_atom / dist[:, None]
+    target = dist - radii                 # distance along the ray to the test point
+    visible = np.ones(n, dtype=bool)
+    for start in range(0, n, 512):
+        sl = slice(start, min(n, start + 512))
+        o, d, t_end = origins[sl], direction[sl], target[sl]
+        rel = centres[None, :, :] - o[:, None, :]             # (k, n, 3)
+        along = np.einsum("kij,kj->ki", rel, d)               # projection of others on each ray
+        perp2 = (rel ** 2).sum(-1) - along ** 2
+        r = np.maximum(radii - tolerance, 0)[None, :]
+        hit = (perp2 < r ** 2) & (along - np.sqrt(np.maximum(r ** 2 - perp2, 0)) < t_end[:, None])
+        hit &= along > 0
+        idx = np.arange(sl.start, sl.stop)
+        hit[np.arange(len(idx)), idx] = False
+        visible[sl] = ~hit.any(axis=1)
+    if bonds is not None and len(bonds) and bond_radius > 0:
+        # Sample each bond as small spheres along its axis: cheap and close enough for cylinders.
+        a, b = centres[bonds[:, 0]], centres[bonds[:, 1]]
+        ts = np.linspace(0.25, 0.75, 5)
+        samples = (a[:, None, :] * (1 - ts)[None, :, None] + b[:, None, :] * ts[None, :, None]).reshape(-1, 3)
+        owner = np.repeat(bonds, len(ts), axis=0)
+        for i in np.nonzero(visible)[0]:
+            rel = samples - origins[i]
+            along = rel @ direction[i]
+            perp2 = (rel ** 2).sum(-1) - along ** 2
+            r2 = (bond_radius - tolerance) ** 2
+            blocked = (perp2 < r2) & (along > 0) & (along < target[i]) & (owner != i).all(axis=1)
+            if blocked.any():
+                visible[i] = False
+    return visible

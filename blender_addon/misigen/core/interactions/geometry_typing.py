@@ -1,0 +1,310 @@
+"""IDATM-like atom typing from coordinates and connectivity only (no bond orders).
+
+Used for HETATM ligands read from PDB files and for non-standard residues: a
+documented simplification of the Meng & Lewis (1991) passes as ChimeraX runs
+them (HBOND_CRITERIA.md 1c).  What is kept and what is simplified is listed in
+docs/INTERACTIONS.md ("Geometry-based typing").
+"""
+from __future__ import annotations
+
+import numpy as np
+
+_HEAVY_SP2_RING = {"C2", "Npl", "Sar", "O3", "S3", "N3", "Oar", "Car", "N2", "N2+", "C3"}
+
+
+def _angle(a, v, b) -> float:
+    u, w = a - v, b - v
+    c = np.dot(u, w) / (np.linalg.norm(u) * np.linalg.norm(w) + 1e-12)
+    return float(np.degrees(np.arccos(np.clip(c, -1.0, 1.0))))
+
+
+def _planar(xyz: np.ndarray, tol: float = 0.12) -> bool:
+    centred = xyz - xyz.mean(0)
+    _u, sv, _vt = np.linalg.svd(centred)
+    return float(sv[-1]) / np.sqrt(len(xyz)) < tol
+
+
+def geometry_types(atoms, coords, element, nb, rings) -> dict[int, str]:
+    """Types for ``atoms`` (one residue or one ligand) from geometry.
+
+    nb: neighbour lists (global indices, already restricted to bonds that exist);
+    rings: list of tuples of atom indices (intra-residue smallest rings).
+    """
+    atoms = list(atoms)
+    aset = set(atoms)
+    el = {i: element[i] for i in atoms}
+    xyz = coords
+    t: dict[int, str] = {}
+    is_h = {i: element[i] in ("H", "D") for i in nb_iter(atoms, nb)}
+    hav = {i: sum(1 for j in nb[i] if element[j] not in ("H", "D")) for i in atoms}
+
+    def d(i, j):
+        return float(np.linalg.norm(xyz[i] - xyz[j]))
+
+    def free_o(i, need_no_h=False):
+        out = 0
+        for j in nb[i]:
+            if element[j] == "O" and sum(1 for k in nb[j] if element[k] not in ("H", "D")) == 1:
+                if need_no_h and any(element[k] in ("H", "D") for k in nb[j]):
+                    continue
+                out += 1
+        return out
+
+    # pass 1: hydrogens
+    for i in atoms:
+        if el[i] in ("H", "D"):
+            t[i] = "HC" if any(element[j] == "C" for j in nb[i]) else "H"
+    # pass 2: by neighbour count
+    for i in atoms:
+        e = el[i]
+        if i in t:
+            continue
+        n = len(nb[i])
+        if e not in ("C", "N", "O", "S", "P"):
+            t[i] = e
+            continue
+        if n >= 4:
+            if e == "C":
+                t[i] = "C3"
+            elif e == "N":
+                t[i] = "N3+"
+            elif e == "P":
+                f = free_o(i)
+                t[i] = "Pac" if f >= 2 else "Pox" if f == 1 else "P3+"
+            elif e == "S":
+                f = free_o(i)
+                t[i] = "Sac" if f >= 3 else "Son" if f >= 1 else "S"
+            else:
+                t[i] = e
+        elif n == 3:
+            a, b, c = nb[i]
+            mean = (_angle(xyz[a], xyz[i], xyz[b]) + _angle(xyz[a], xyz[i], xyz[c])
+                    + _angle(xyz[b], xyz[i], xyz[c])) / 3.0
+            if e == "C":
+                short = min(d(i, j) for j in nb[i])
+                if mean < 113.5 or (mean < 116.5 and (short > 1.53 or (short > 1.42 and mean < 115))):
+                    t[i] = "C3"
+                else:
+                    t[i] = "Cac" if free_o(i, need_no_h=True) >= 2 else "C2"
+            elif e == "N":
+                t[i] = "N3" if mean < 115 else ("Ntr" if free_o(i) >= 2 else "Npl")
+            elif e == "S":
+                t[i] = "Sxd" if any(element[j] == "O" for j in nb[i]) else "S3+"
+            elif e == "O":
+                t[i] = "O3"
+            else:
+                t[i] = "P3+"
+        elif n == 2:
+            a, b = nb[i]
+            th = _angle(xyz[a], xyz[i], xyz[b])
+            if e == "C":
+                t[i] = "C3" if th < 115 else "C2" if th < 160 else "C1"
+            elif e == "N":
+                if th < 115:
+                    t[i] = "N3"
+                elif th >= 160:
+                    t[i] = "N1+"
+                else:
+                    dbl = False
+                    for j in nb[i]:
+                        if element[j] == "N" and d(i, j) <= 1.32:
+                            dbl = True
+                        if element[j] == "C" and d(i, j) <= 1.38:
+                            carbonyl = any(element[k] in ("O", "S") and len(nb[k]) == 1
+                                           and d(j, k) <= (1.30 if element[k] == "O" else 1.76)
+                                           for k in nb[j])
+                            if not carbonyl:
+                                dbl = True
+                    t[i] = "N2" if dbl else "Npl"
+            elif e == "O":
+                t[i] = "O3"
+            elif e == "S":
+                t[i] = "S3"
+            else:
+                t[i] = e
+        elif n == 0:
+            t[i] = {"O": "O3", "N": "N3", "S": "S3", "C": "C3"}.get(e, e)
+    # pass 3: one neighbour
+    for i in atoms:
+        if i in t or len(nb[i]) != 1:
+            continue
+        e, j = el[i], nb[i][0]
+        pt = t.get(j, element[j])
+        dd = d(i, j)
+        pe = element[j]
+        if e == "C":
+            if pt == "C1" and dd <= 1.22:
+                t[i] = "C1"
+            elif pe == "N" and len(nb[j]) < 3 and dd <= 1.20:
+                t[i] = "C1"
+                t[j] = "N1"
+            elif (pe == "C" and dd <= 1.41) or (pe == "N" and dd <= 1.37):
+                t[i] = "C2"
+            else:
+                t[i] = "C3"
+        elif e == "N":
+            if (pt in ("C1",) and dd <= 1.20) or (pe == "N" and dd <= 1.20) or pt == "N1+" \
+                    or (pe == "O" and dd < 1.21):
+                t[i] = "N1"
+            elif (pt in ("C2", "C3") and dd > 1.38) or (pt == "N3" and dd > 1.43) or \
+                    (pt == "Npl" and dd > 1.41):
+                t[i] = "N3"
+            elif pe in ("C", "N"):
+                t[i] = "Npl"
+            else:
+                t[i] = "N3"
+        elif e == "O":
+            if pt in ("Cac", "Ntr", "N1+"):
+                t[i] = "O2-"
+            elif pt in ("Pac", "Sac", "N3+", "Pox", "Son", "Sxd"):
+                t[i] = "O3-"
+                if pt == "Pac":
+                    terminal = [k for k in nb[j] if element[k] == "O" and len(nb[k]) == 1]
+                    others = [d(j, k) for k in terminal if k != i]
+                    if len(terminal) == 3 and all(dd >= o + 0.05 for o in others):
+                        t[i] = "O3"
+            elif pe == "C" and len(nb[j]) == 1 and dd <= 1.17:
+                t[i] = "O1+"
+            elif pe == "C" and dd <= 1.30:
+                t[i] = "O2"
+                if t.get(j) in ("C3", None):
+                    t[j] = "C2"
+            elif pe == "O" and len(nb[j]) == 1 and dd <= 1.338:
+                t[i] = "O2"
+            elif pe == "N" and len(nb[j]) == 1 and dd <= 1.21:
+                t[i] = "O1"
+            else:
+                t[i] = "O3"
+        elif e == "S":
+            if pe == "P":
+                t[i] = "S3-"
+            elif pt == "N1+":
+                t[i] = "S2"
+            elif pe == "C" and dd <= 1.76:
+                t[i] = "S2"
+                if t.get(j) in ("C3", None):
+                    t[j] = "C2"
+            else:
+                t[i] = "S3"
+        elif e == "P":
+            t[i] = "P3+"
+    # pass 4: bond-length re-checks of 2-neighbour C and N
+    for i in atoms:
+        if len(nb[i]) != 2:
+            continue
+        if el[i] == "C" and t[i] in ("C3", "C2"):
+            short = any((element[j] == "C" and d(i, j) <= 1.42) or (element[j] == "N" and d(i, j) <= 1.41)
+                        for j in nb[i])
+            long_ = any((element[j] == "C" and d(i, j) > 1.53) or (element[j] == "N" and d(i, j) > 1.46)
+                        or (element[j] == "O" and d(i, j) > 1.44) for j in nb[i])
+            if short:
+                t[i] = "C2"
+            elif long_:
+                t[i] = "C3"
+        elif el[i] == "N" and t[i] == "N3":
+            if any((element[j] == "C" and d(i, j) <= 1.38) or (element[j] == "N" and d(i, j) <= 1.32)
+                   for j in nb[i]):
+                t[i] = "N2" if hav[i] < 2 else "Npl"
+    # pass 4.5 (simplified): planar rings of sp2-compatible atoms are aromatic
+    aromatic_atoms: set[int] = set()
+    for ring in rings:
+        if not all(r in aset for r in ring):
+            continue
+        if any(len(nb[r]) > 3 or t.get(r) not in _HEAVY_SP2_RING for r in ring):
+            continue
+        if any(t[r] == "C3" and len(nb[r]) != 2 for r in ring):
+            continue
+        if len(ring) == 5 and 2 <= sum(el[r] == "O" for r in ring) <= 4:
+            continue
+        if not _planar(xyz[list(ring)]):
+            continue
+        if any(t[r] in ("O3", "S3", "N3", "C3") for r in ring):
+            # HOMA-like check on the C-C / C-N bond lengths
+            ref = {frozenset(("C",)): 1.38586, frozenset(("C", "N")): 1.34148, frozenset(("C", "O")): 1.265}
+            dev, nbond = [], 0
+            for k in range(len(ring)):
+                a, b = ring[k], ring[(k + 1) % len(ring)]
+                key = frozenset((el[a], el[b]))
+                nbond += 1
+                if key in ref:
+                    dev.append((d(a, b) - ref[key]) ** 2)
+            homa = 1 - 792 * (np.mean(dev) if dev else 0.0)
+            if nbond * homa < -35:
+                continue
+        aromatic_atoms.update(ring)
+        # ring N / O / S assignment
+        donors_5 = [r for r in ring if (el[r] == "N" and len(nb[r]) == 3) or el[r] in ("O", "S")]
+        two_n = [r for r in ring if el[r] == "N" and len(nb[r]) == 2]
+        for r in ring:
+            if el[r] == "C":
+                t[r] = "Car"
+            elif el[r] == "O":
+                t[r] = "Oar"
+            elif el[r] == "S":
+                t[r] = "Sar"
+            elif el[r] == "N" and len(nb[r]) == 3:
+                t[r] = "Npl" if not any(element[k] == "O" and len(nb[k]) == 1 for k in nb[r]) else "N2+"
+        if len(ring) == 5 and two_n and not donors_5:
+            # the ring needs one pyrrole-type N: the 2-bonded N with the longest bonds carries the H
+            nh = max(two_n, key=lambda r: (sum(d(r, k) for k in nb[r]), -r))
+            for r in two_n:
+                t[r] = "Npl" if r == nh else "N2"
+        else:
+            for r in two_n:
+                t[r] = "N2"
+    # pass 5: a C2 with no sp2 neighbour is sp3
+    sp2 = {"C2", "Car", "Cac", "N2", "Npl", "O2", "S2", "Ntr", "N2+", "O2-", "Ng+", "C1", "N1"}
+    for i in atoms:
+        if t.get(i) == "C2" and not any(t.get(j, "") in sp2 for j in nb[i]):
+            t[i] = "C3"
+    # pass 8 (part): aniline-like N (one heavy neighbour, aromatic) is planar
+    for i in atoms:
+        if el[i] == "N" and hav[i] == 1 and t[i] in ("N3", "N2", "Npl") and i not in aromatic_atoms:
+            j = [k for k in nb[i] if element[k] not in ("H", "D")][0]
+            if j in aromatic_atoms:
+                t[i] = "Npl"
+    # pass 9: terminal O3 on a non-aromatic sp2 C becomes a carbonyl O2
+    for i in atoms:
+        if t.get(i) == "O3" and len(nb[i]) == 1:
+            j = nb[i][0]
+            if t.get(j) == "C2" and j not in aromatic_atoms and not any(
+                    t.get(k) in ("C2", "N2", "O2") for k in nb[j] if k != i):
+                t[i] = "O2"
+    apply_charge_pass(atoms, t, element, nb, aromatic_atoms, rings)
+    return t
+
+
+def nb_iter(atoms, nb):
+    seen = set(atoms)
+    for i in atoms:
+        seen.update(nb[i])
+    return seen
+
+
+def apply_charge_pass(atoms, t, element, nb, aromatic_atoms, rings, types_lookup=None):
+    """Pass 6: aliphatic amines are N3+, guanidinium/amidinium N are Ng+, O on Cac is O2-."""
+    look = (lambda j: t.get(j) or (types_lookup(j) if types_lookup else element[j]))
+    in_ring = set()
+    for r in rings:
+        in_ring.update(r)
+    for i in atoms:
+        if element[i] == "N" and t.get(i) in ("N3", "Npl", "N2") and nb[i] and i not in aromatic_atoms:
+            if all(look(j) in ("C3", "H", "D", "HC") for j in nb[i]) and any(
+                    look(j) == "C3" for j in nb[i]):
+                t[i] = "N3+"
+    for i in atoms:
+        if t.get(i) != "C2":
+            continue
+        ns = [j for j in nb[i] if element[j] == "N" and (look(j) == "Npl" or
+              sum(1 for k in nb[j] if element[k] not in ("H", "D")) == 1)]
+        if len(ns) >= 2 and not any(j in in_ring for j in ns) and \
+                not any(look(j) in ("O2", "S2") for j in nb[i]):
+            for j in ns:
+                if j in t:
+                    t[j] = "Ng+"
+    for i in atoms:
+        if element[i] == "O" and t.get(i) in ("O3", "O2") and \
+                sum(1 for j in nb[i] if element[j] not in ("H", "D")) == 1:
+            j = [k for k in nb[i] if element[k] not in ("H", "D")][0]
+            if look(j) == "Cac":
+                t[i] = "O2-"

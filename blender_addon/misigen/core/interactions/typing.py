@@ -1,0 +1,368 @@
+"""Donor/acceptor-relevant atom typing (IDATM-like types) for a Structure.
+
+Three sources, in this order of preference:
+1. standard residues: template types (data/interactions/atom_types.yaml), with
+   protonation variants (His tautomer, Asp/Glu acid, neutral Lys) resolved from
+   explicit hydrogens when the residue has any;
+2. the ligand from an SDF/MOL2 file: RDKit's perception (hybridisation,
+   aromaticity, formal charge, bonded H) mapped onto the same type names;
+3. HETATM ligands and non-standard residues: geometry-based typing
+   (geometry_typing.py).
+"""
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..data_files import is_metal, load_table
+from .. import bonds as bondlib
+from .geometry_typing import apply_charge_pass, geometry_types
+
+HIS_NAMES = {"HIS", "HID", "HIE", "HIP", "HSD", "HSE", "HSP"}
+
+
+@functools.lru_cache(maxsize=None)
+def type_table() -> dict:
+    return load_table("interactions/atom_types.yaml")
+
+
+def type_geometry(t: str) -> int:
+    """1 single, 2 linear, 3 planar, 4 tetrahedral, 0 unknown (not in the info map)."""
+    return type_table()["types"].get(t, [0, 0])[0]
+
+
+def type_subs(t: str) -> int:
+    return type_table()["types"].get(t, [0, 0])[1]
+
+
+@dataclass
+class Typed:
+    """A structure with per-atom types, neighbour lists and rings (for the active atoms)."""
+    s: object
+    types: np.ndarray                 # (N,) object: type name, "" if not typed
+    nb: list                          # all bonded neighbours
+    heavy_nb: list
+    h_nb: list
+    rings: list                       # tuples of atom rows (intra-residue smallest rings)
+    atom_rings: dict                  # row -> list of ring indices
+    aromatic_ring: list               # bool per ring: every C is Car
+    skip: np.ndarray                  # (N,) bool: truncated standard-residue atoms
+    metal: np.ndarray                 # (N,) bool
+    active: np.ndarray                # (N,) bool: atoms the finder looks at
+    notes: dict = field(default_factory=dict)
+
+    def geom(self, i: int) -> int:
+        return type_geometry(self.types[i])
+
+    def is_tet(self, i: int) -> bool:
+        return type_geometry(self.types[i]) == 4
+
+    def explicit_single(self, i: int) -> bool:
+        """Tetrahedral or a single-geometry atom (H)."""
+        return type_geometry(self.types[i]) in (1, 4)
+
+    def ring_sizes(self, i: int) -> list:
+        return [len(self.rings[k]) for k in self.atom_rings.get(i, [])]
+
+    def in_aromatic_ring(self, i: int) -> bool:
+        return any(self.aromatic_ring[k] for k in self.atom_rings.get(i, []))
+
+
+def _smallest_rings(atoms, nb, max_size=8) -> list[tuple]:
+    """Smallest ring through each bond, among ``atoms`` (heavy atoms of one residue)."""
+    aset = set(atoms)
+    found: dict = {}
+    for u in atoms:
+        for v in nb[u]:
+            if v <= u or v not in aset:
+                continue
+            # BFS from u to v without the edge u-v
+            prev = {u: None}
+            frontier = [u]
+            depth = 0
+            hit = False
+            while frontier and depth < max_size - 1 and not hit:
+                nxt = []
+                for a in frontier:
+                    for b in nb[a]:
+                        if b not in aset or b in prev or (a == u and b == v):
+                            continue
+                        prev[b] = a
+                        if b == v:
+                            hit = True
+                            break
+                        nxt.append(b)
+                    if hit:
+                        break
+                frontier = nxt
+                depth += 1
+            if hit:
+                path = [v]
+                while prev[path[-1]] is not None:
+                    path.append(prev[path[-1]])
+                key = frozenset(path)
+                if key not in found:
+                    found[key] = tuple(path)
+    return sorted(found.values(), key=lambda r: (len(r), sorted(r)))
+
+
+def _rdkit_types(s, lig_rows, nb) -> dict[int, str]:
+    """Ligand types from RDKit's perception of the SDF/MOL2 molecule (bond orders from the file)."""
+    from rdkit import Chem
+    mol = Chem.Mol(s.ligand_mol)
+    try:
+        Chem.SanitizeMol(mol)
+    except Exception:  # noqa: BLE001 - keep the file's flags when sanitisation fails
+        mol.UpdatePropertyCache(strict=False)
+        Chem.FastFindRings(mol)
+    HY = Chem.rdchem.HybridizationType
+    t: dict[int, str] = {}
+    ri = mol.GetRingInfo()
+    for a in mol.GetAtoms():
+        i = lig_rows[a.GetIdx()]
+        e = a.GetSymbol()
+        hyb = a.GetHybridization()
+        arom = a.GetIsAromatic()
+        q = a.GetFormalCharge()
+        heavy = [n for n in a.GetNeighbors() if n.GetAtomicNum() > 1]
+        n_h = a.GetTotalNumHs(includeNeighbors=True)
+        deg = len(heavy) + n_h
+        if e in ("H", "D"):
+            t[i] = "HC" if any(n.GetSymbol() == "C" for n in a.GetNeighbors()) else "H"
+        elif e == "C":
+            if arom:
+                t[i] = "Car"
+            elif hyb == HY.SP3:
+                t[i] = "C3"
+            elif hyb == HY.SP:
+                t[i] = "C1"
+            else:
+                free_o = [n for n in heavy if n.GetSymbol() == "O" and n.GetDegree() == 1 and n.GetTotalNumHs(includeNeighbors=True) == 0]
+                t[i] = "Cac" if len(free_o) >= 2 else "C2"
+        elif e == "N":
+            n_o = [n for n in heavy if n.GetSymbol() == "O" and len([m for m in n.GetNeighbors() if m.GetAtomicNum() > 1]) == 1]
+            if arom:
+                if deg >= 3:
+                    t[i] = "N2+" if q > 0 else "Npl"
+                else:
+                    t[i] = "N2"
+            elif len(n_o) >= 2 and len(heavy) == 3:
+                t[i] = "Ntr"
+            elif hyb == HY.SP:
+                t[i] = "N1" if len(heavy) + n_h == 1 else "N1+"
+            elif hyb == HY.SP3 or (q > 0 and deg == 4):
+                t[i] = "N3+" if q > 0 else "N3"
+            else:
+                double = any(b.GetBondType() == Chem.BondType.DOUBLE for b in a.GetBonds())
+                if double:
+                    t[i] = "N2+" if q > 0 and deg == 3 else "N2"
+                else:
+                    t[i] = "Npl"
+        elif e == "O":
+            if arom:
+                t[i] = "Oar+" if q > 0 else "Oar"
+            elif len(heavy) == 1 and n_h == 0:
+                p = heavy[0]
+                ps = p.GetSymbol()
+                p_free_o = sum(1 for n in p.GetNeighbors() if n.GetSymbol() == "O" and n.GetDegree() == 1)
+                bond = mol.GetBondBetweenAtoms(a.GetIdx(), p.GetIdx())
+                if ps in ("P", "S") and p.GetDegree() >= 3:
+                    t[i] = "O3-"
+                elif ps == "N" and p_free_o >= 2:
+                    t[i] = "O2-"
+                elif ps == "N" and p.GetFormalCharge() > 0 and bond.GetBondType() == Chem.BondType.SINGLE:
+                    t[i] = "O3-"
+                elif ps == "C" and p_free_o >= 2 and not p.GetIsAromatic():
+                    t[i] = "O2-"
+                elif bond.GetBondType() == Chem.BondType.DOUBLE:
+                    t[i] = "O2"
+                elif bond.GetBondType() == Chem.BondType.TRIPLE:
+                    t[i] = "O1+"
+                else:
+                    t[i] = "O3"
+            else:
+                t[i] = "O3"
+        elif e == "S":
+            n_free_o = sum(1 for n in heavy if n.GetSymbol() == "O" and n.GetDegree() == 1)
+            if arom:
+                t[i] = "Sar"
+            elif deg >= 4:
+                t[i] = "Sac" if n_free_o >= 3 else "Son" if n_free_o >= 1 else "S"
+            elif deg == 3:
+                t[i] = "Sxd" if any(n.GetSymbol() == "O" for n in heavy) else "S3+"
+            elif len(heavy) == 1 and n_h == 0:
+                p = heavy[0]
+                bond = mol.GetBondBetweenAtoms(a.GetIdx(), p.GetIdx())
+                if p.GetSymbol() == "P":
+                    t[i] = "S3-"
+                elif bond.GetBondType() == Chem.BondType.DOUBLE:
+                    t[i] = "S2"
+                else:
+                    t[i] = "S3-" if q < 0 else "S3"
+            else:
+                t[i] = "S3"
+        elif e == "P":
+            n_free_o = sum(1 for n in heavy if n.GetSymbol() == "O" and n.GetDegree() == 1)
+            t[i] = "Pac" if n_free_o >= 2 else "Pox" if n_free_o == 1 else "P3+"
+        else:
+            t[i] = e
+    _ = ri
+    return t
+
+
+def _template_types(s, rows, resname, has_h) -> dict[int, str]:
+    table = type_table()
+    tmpl = dict(table["backbone"])
+    tmpl.update(table["residues"][resname])
+    names = {s.name[i]: i for i in rows}
+    out = {}
+    for i in rows:
+        e, n = s.element[i], s.name[i]
+        if e in ("H", "D"):
+            continue
+        if n in tmpl:
+            out[i] = tmpl[n]
+        elif e == "C":
+            out[i] = "C3"
+        elif e == "S":
+            out[i] = "S3"
+        else:
+            out[i] = e
+    if "OXT" in names:
+        if "C" in names:
+            out[names["C"]] = "Cac"
+        if "O" in names:
+            out[names["O"]] = "O2-"
+    return out
+
+
+def _protonation_fix(s, rows, t, nb, is_h):
+    """Explicit hydrogens decide His tautomer, acid Asp/Glu and neutral Lys (as after AddH)."""
+    res = s.resname[rows[0]]
+    names = {s.name[i]: i for i in rows}
+    nh = lambda i: sum(1 for j in nb[i] if is_h[j])  # noqa: E731
+    if res in HIS_NAMES:
+        for n in ("ND1", "NE2"):
+            if n in names:
+                t[names[n]] = "Npl" if nh(names[n]) else "N2"
+    elif res in ("ASP", "GLU", "ASH", "GLH"):
+        c, o1, o2 = ("CG", "OD1", "OD2") if res in ("ASP", "ASH") else ("CD", "OE1", "OE2")
+        if o1 in names and o2 in names:
+            h1, h2 = nh(names[o1]), nh(names[o2])
+            if h1 or h2:
+                t[names[c]] = "C2"
+                t[names[o1]], t[names[o2]] = ("O3", "O2") if h1 else ("O2", "O3")
+            elif res in ("ASH", "GLH"):  # no H but named as the acid: unknown which O; both acceptors
+                t[names[c]] = "Cac"
+                t[names[o1]] = t[names[o2]] = "O2-"
+    elif res in ("LYS", "LYN") and "NZ" in names:
+        t[names["NZ"]] = "N3" if nh(names["NZ"]) == 2 else "N3+"
+    if "N" in names and not any(s.name[j] == "C" and s.resname[j] and j not in rows for j in nb[names["N"]]):
+        # N terminus (no peptide bond to a preceding residue); Pro keeps its ring N planar
+        if res != "PRO" and names["N"] in t:
+            t[names["N"]] = "N3+"
+
+
+def _truncated(s, rows, nb, heavy) -> list[int]:
+    """Atoms with fewer heavy neighbours in their residue than the template gives them."""
+    tmpl = bondlib.residue_template(s.resname[rows[0]])
+    if not tmpl:
+        return []
+    count: dict[str, int] = {}
+    for pair in tmpl:
+        a, b = tuple(pair)
+        if "OXT" in pair:
+            continue
+        count[a] = count.get(a, 0) + 1
+        count[b] = count.get(b, 0) + 1
+    rset = set(rows)
+    out = []
+    for i in rows:
+        if s.element[i] in ("N", "O", "S") and s.name[i] in count:
+            have = sum(1 for j in nb[i] if j in rset and heavy[j])
+            if have < count[s.name[i]]:
+                out.append(i)
+    return out
+
+
+def type_structure(s, active_cutoff: float = 9.0) -> Typed:
+    """Type every atom of residues near the ligand (within ``active_cutoff`` Å) and the ligand."""
+    n = s.n_atoms
+    nb = s.neighbours()
+    is_h = s.is_hydrogen
+    heavy = ~is_h
+    heavy_nb = [[j for j in nb[i] if heavy[j]] for i in range(n)]
+    h_nb = [[j for j in nb[i] if is_h[j]] for i in range(n)]
+    res_idx = s.residue_index()
+    lig_xyz = s.coords[s.ligand]
+    near = np.zeros(n, bool)
+    if len(lig_xyz):
+        for start in range(0, n, 4096):
+            d2 = ((s.coords[start:start + 4096, None, :] - lig_xyz[None]) ** 2).sum(-1)
+            near[start:start + 4096] = d2.min(1) <= active_cutoff ** 2
+    active = np.isin(res_idx, np.unique(res_idx[near])) | s.ligand
+    types = np.full(n, "", dtype=object)
+    metal = np.array([is_metal(e) for e in s.element])
+    rings: list = []
+    skip = np.zeros(n, bool)
+    residues: dict[int, list[int]] = {}
+    for i in np.nonzero(active)[0].tolist():
+        residues.setdefault(int(res_idx[i]), []).append(i)
+    # the neighbours of active atoms need types too (e.g. the C of the preceding residue)
+    extra = {int(res_idx[j]) for i in np.nonzero(active)[0] for j in nb[i] if not active[j]}
+    for r in extra:
+        residues.setdefault(r, np.nonzero(res_idx == r)[0].tolist())
+    table = type_table()
+    lig_rows = np.nonzero(s.ligand)[0].tolist()
+    notes = {}
+    for r, rows in residues.items():
+        rows = sorted(rows)
+        resname = s.resname[rows[0]]
+        heavy_rows = [i for i in rows if heavy[i]]
+        rr = _smallest_rings(heavy_rows, nb)
+        rings.extend(rr)
+        if s.ligand[rows[0]]:
+            continue
+        if resname in table["residues"]:
+            t = _template_types(s, rows, resname, is_h[rows].any())
+            if is_h[rows].any():
+                _protonation_fix(s, rows, t, nb, is_h)
+            elif "N" in {s.name[i] for i in rows}:
+                _protonation_fix(s, rows, t, nb, is_h)  # N-terminus only
+            for i in _truncated(s, rows, nb, heavy):
+                skip[i] = True
+        else:
+            t = geometry_types(rows, s.coords, s.element, nb, rr)
+        for i in rows:
+            if is_h[i]:
+                t[i] = "HC" if any(s.element[j] == "C" for j in nb[i]) else "H"
+        for i, v in t.items():
+            types[i] = v
+    # ligand
+    if lig_rows:
+        lig_rings = _smallest_rings([i for i in lig_rows if heavy[i]], nb)
+        rings.extend(lig_rings)
+        mol = s.ligand_mol
+        from_file = str(s.meta.get("ligand_bond_orders", "")).startswith("file")
+        if mol is not None and from_file and mol.GetNumAtoms() == len(lig_rows):
+            t = _rdkit_types(s, lig_rows, nb)
+            arom = {i for i in lig_rows if t.get(i) == "Car"}
+            apply_charge_pass(lig_rows, t, s.element, nb, arom, lig_rings)
+            notes["ligand_typing"] = "rdkit"
+        else:
+            t = geometry_types(lig_rows, s.coords, s.element, nb, lig_rings)
+            notes["ligand_typing"] = "geometry"
+        for i, v in t.items():
+            types[i] = v
+    rings = list(dict.fromkeys(rings))
+    atom_rings: dict = {}
+    for k, ring in enumerate(rings):
+        for a in ring:
+            atom_rings.setdefault(a, []).append(k)
+    aromatic = [all(types[a] == "Car" for a in ring if s.element[a] == "C") and
+                any(s.element[a] == "C" for a in ring) for ring in rings]
+    return Typed(s=s, types=types, nb=nb, heavy_nb=heavy_nb, h_nb=h_nb, rings=rings,
+                 atom_rings=atom_rings, aromatic_ring=aromatic, skip=skip, metal=metal,
+                 active=active, notes=notes)

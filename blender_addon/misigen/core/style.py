@@ -1,0 +1,145 @@
+"""Scene/style presets (``scenes/*.yaml``): loading, validation, per-atom colours and radii.
+
+A preset may leave out any key; what it leaves out comes from the reference preset
+``scenes/misi_bench.yaml``. Unknown keys and wrong types are errors naming file and key.
+"""
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+from .data_files import vdw_radius
+from .errors import InputError
+from .structure import Structure
+
+REPO_ROOT = Path(__file__).resolve().parents[3]
+SCENES_DIR = REPO_ROOT / "scenes"
+REFERENCE_PRESET = "misi_bench"
+REPRESENTATIONS = ("ball_and_stick", "sticks", "spheres")
+
+
+def read_yaml(path: Path):
+    """Safe-load a YAML file; any problem becomes an InputError naming the file."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return yaml.safe_load(fh)
+    except FileNotFoundError:
+        raise InputError(path, "file not found") from None
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise InputError(path, f"invalid YAML: {exc}".replace("\n", " ")) from None
+
+
+def resolve_preset_path(name_or_path: str | Path) -> Path:
+    p = Path(name_or_path)
+    if p.suffix in (".yaml", ".yml") or p.exists():
+        return p
+    return SCENES_DIR / f"{name_or_path}.yaml"
+
+
+def _merge_checked(base, override, path, where=""):
+    """Deep-merge ``override`` into a copy of ``base``; keys and types must exist in base."""
+    if not isinstance(override, dict):
+        raise InputError(path, f"{where or 'preset'}: expected a mapping, got {type(override).__name__}")
+    out = copy.deepcopy(base)
+    for key, value in override.items():
+        here = f"{where}.{key}" if where else str(key)
+        if key not in base:
+            raise InputError(path, f"unknown key {here!r}")
+        ref = base[key]
+        if isinstance(ref, dict) and key != "elements":
+            out[key] = _merge_checked(ref, value, path, here)
+        elif isinstance(ref, dict):  # element colour table: any element symbol may be added
+            if not isinstance(value, dict):
+                raise InputError(path, f"{here}: expected a mapping of element → colour")
+            out[key] = {**ref, **{str(k): _check_colour(v, path, f"{here}.{k}") for k, v in value.items()}}
+        else:
+            out[key] = _check_type(ref, value, path, here)
+    return out
+
+
+def _check_type(ref, value, path, where):
+    if isinstance(ref, bool):
+        ok = isinstance(value, bool)
+    elif isinstance(ref, (int, float)):
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+    elif isinstance(ref, str):
+        ok = isinstance(value, str)
+    elif isinstance(ref, list):
+        ok = isinstance(value, list) and len(value) == len(ref) if ref and not isinstance(ref[0], str) \
+            else isinstance(value, list) and len(value) > 0
+    else:
+        ok = True
+    if not ok:
+        raise InputError(path, f"{where}: expected {type(ref).__name__} like {ref!r}, got {value!r}")
+    if isinstance(ref, str) and ref.startswith("#"):
+        _check_colour(value, path, where)
+    return value
+
+
+def _check_colour(value, path, where):
+    if not (isinstance(value, str) and len(value) == 7 and value[0] == "#"):
+        raise InputError(path, f"{where}: colour must be '#RRGGBB', got {value!r}")
+    try:
+        int(value[1:], 16)
+    except ValueError:
+        raise InputError(path, f"{where}: colour must be '#RRGGBB', got {value!r}") from None
+    return value
+
+
+def load_style(name_or_path: str | Path = REFERENCE_PRESET, overrides: dict | None = None) -> dict:
+    """A complete, validated style dict (reference preset + the named preset + overrides)."""
+    ref_path = SCENES_DIR / f"{REFERENCE_PRESET}.yaml"
+    base = read_yaml(ref_path)
+    path = resolve_preset_path(name_or_path)
+    style = base if path.resolve() == ref_path.resolve() else _merge_checked(base, read_yaml(path) or {}, path)
+    if overrides:
+        style = _merge_checked(style, overrides, "command line")
+    if style["representation"] not in REPRESENTATIONS:
+        raise InputError(path, f"representation must be one of {REPRESENTATIONS}")
+    if style["camera"]["projection"] not in ("perspective", "orthographic"):
+        raise InputError(path, "camera.projection must be perspective or orthographic")
+    w, h = style["render"]["resolution"]
+    if not (isinstance(w, int) and isinstance(h, int) and 16 <= w <= 8192 and 16 <= h <= 8192):
+        raise InputError(path, f"render.resolution must be two integers in 16..8192, got {[w, h]}")
+    return style
+
+
+def style_hash(style: dict) -> str:
+    return hashlib.sha256(json.dumps(style, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def hex_to_rgb(colour: str) -> tuple[float, float, float]:
+    """'#RRGGBB' → sRGB floats in 0..1."""
+    return tuple(int(colour[i:i + 2], 16) / 255.0 for i in (1, 3, 5))
+
+
+def atom_colours(s: Structure, style: dict) -> np.ndarray:
+    """(N, 3) sRGB colours: element colours; ligand C grey; pocket C alternating by residue."""
+    table = style["colors"]
+    elements = table["elements"]
+    default = hex_to_rgb(table["default"])
+    out = np.array([hex_to_rgb(elements[e]) if e in elements else default for e in s.element])
+    lig_c = s.ligand & (s.element == "C")
+    out[lig_c] = hex_to_rgb(table["ligand_carbon"])
+    palette = [hex_to_rgb(c) for c in table["pocket_carbon"]]
+    res = s.residue_index()
+    order = {r: k for k, r in enumerate(sorted(set(res[~s.ligand].tolist())))}
+    for i in np.nonzero(~s.ligand & (s.element == "C"))[0]:
+        out[i] = palette[order[res[i]] % len(palette)]
+    return out
+
+
+def atom_radii(s: Structure, style: dict) -> np.ndarray:
+    """Sphere radius per atom (Å) for the preset's representation."""
+    rep = style["representation"]
+    vdw = np.array([vdw_radius(e) for e in s.element])
+    if rep == "spheres":
+        return vdw
+    if rep == "sticks":
+        return np.full(s.n_atoms, float(style["bond_radius"]))
+    return np.maximum(vdw * float(style["atom_scale"]), float(style["bond_radius"]) * 1.2)

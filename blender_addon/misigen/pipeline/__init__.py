@@ -1,0 +1,1 @@
+"""Work units, writing, and the command line (headless path)."""

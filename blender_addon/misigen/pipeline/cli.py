@@ -1,0 +1,141 @@
+"""Command line of misigen (the same under ``python`` and ``blender -b -P run_blender.py --``)."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from ..core.errors import InputError
+from ..core.loader import discover
+from ..core.style import load_style
+from .output import append_jsonl, write_json_atomic
+
+REPO_ROOT = Path(__file__).resolve().parents[3]
+EXAMPLES = REPO_ROOT / "scenes" / "examples"
+
+
+def _style_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--scene", default="misi_bench", help="style preset: a name in scenes/ or a YAML path")
+    p.add_argument("--resolution", nargs=2, type=int, metavar=("W", "H"), help="image size in pixels")
+    p.add_argument("--samples", type=int, help="Cycles samples per pixel")
+    p.add_argument("--device", default="auto", help="auto | cpu | gpu | OPTIX | CUDA | HIP | ONEAPI | METAL")
+    p.add_argument("--projection", choices=("perspective", "orthographic"))
+    p.add_argument("--no-labels", action="store_true", help="draw no labels")
+    p.add_argument("--whole-protein", action="store_true", help="show the whole protein, not the pocket")
+
+
+def style_from_args(args) -> dict:
+    over: dict = {}
+    if args.resolution:
+        over.setdefault("render", {})["resolution"] = list(args.resolution)
+    if args.samples is not None:
+        over.setdefault("render", {})["samples"] = args.samples
+    if args.projection:
+        over.setdefault("camera", {})["projection"] = args.projection
+    if args.whole_protein:
+        over.setdefault("selection", {})["pocket_cutoff"] = 0.0
+    return load_style(args.scene, over or None)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="run_blender.py", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("render", help="render views of structures, each with a sidecar annotation")
+    p.add_argument("--structures", nargs="+", required=True, help="files or folders (PDBbind layout)")
+    p.add_argument("--out", required=True, type=Path)
+    p.add_argument("--views", default="front", help="comma-separated: front,left,right,top,bottom,back")
+    p.add_argument("--transform", help="applied after the view, e.g. 'move x 3, roll y 15'")
+    p.add_argument("--ligand", help="RES:CHAIN:NUM of the HETATM ligand (PDB input)")
+    _style_args(p)
+
+    p = sub.add_parser("demo", help="render the bundled example structures")
+    p.add_argument("--out", type=Path, default=Path("demo_out"))
+    _style_args(p)
+
+    p = sub.add_parser("interactions", help="print protein–ligand interactions as a table")
+    p.add_argument("structure")
+    p.add_argument("--ligand")
+    p.add_argument("--kinds", default="hbond")
+    p.add_argument("--no-relax", action="store_true")
+    return parser
+
+
+def cmd_render(args, structures, views) -> int:
+    from ..render.renderer import blender_version
+    from .render_job import render_structure_views
+
+    style = style_from_args(args)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    failures = 0
+    summaries = []
+    try:
+        sources = discover(structures)
+    except InputError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    for source in sources:
+        try:
+            summary = render_structure_views(source, style, out, views, args.transform,
+                                             getattr(args, "ligand", None), args.device,
+                                             labels=not args.no_labels)
+        except (InputError, ValueError) as exc:
+            failures += 1
+            print(f"failed: {source.id}: {exc}", file=sys.stderr)
+            append_jsonl(out / "failures.jsonl", {"structure": source.id, "where": str(source.protein),
+                                                  "why": str(exc)})
+            continue
+        summaries.append(summary)
+        times = ", ".join(f"{im['view']} {im['seconds']:.2f}s" for im in summary["images"])
+        print(f"{summary['structure']}: {summary['atoms_shown']} atoms, device {summary['device']}, "
+              f"load {summary['load_seconds']:.2f}s, scene {summary['build_seconds']:.2f}s, {times}")
+    from .. import __version__
+    write_json_atomic(out / "manifest.json", {
+        "tool": "misigen", "version": __version__, "blender": blender_version(),
+        "device": sorted({s["device"] for s in summaries}), "command": "render",
+        "views": views, "transform": args.transform or "", "structures": summaries,
+        "failures": failures, "written": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }, indent=1)
+    print(f"wrote {sum(len(s['images']) for s in summaries)} images to {out}/images "
+          f"({failures} structure(s) failed)")
+    return 0 if summaries else 1
+
+
+def cmd_interactions(args) -> int:
+    from ..core.interactions import find_interactions, format_table
+    from ..core.loader import load_structure
+
+    try:
+        source = discover([args.structure])[0]
+        s = load_structure(source, args.ligand)
+    except InputError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    kinds = tuple(k.strip() for k in args.kinds.split(",") if k.strip())
+    found = find_interactions(s, kinds=kinds, relax=not args.no_relax)
+    print(format_table(found))
+    return 0
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        if args.command == "render":
+            views = [v.strip() for v in args.views.split(",") if v.strip()]
+            return cmd_render(args, args.structures, views)
+        if args.command == "demo":
+            args.transform = None
+            return cmd_render(args, [str(EXAMPLES)], ["front", "left", "top"])
+        if args.command == "interactions":
+            return cmd_interactions(args)
+    except InputError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

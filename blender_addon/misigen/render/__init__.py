@@ -1,0 +1,1 @@
+"""Blender side of misigen (imports bpy): scene building, styles, camera, labels, Cycles."""

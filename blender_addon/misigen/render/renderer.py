@@ -1,0 +1,149 @@
+"""One Blender scene per structure; render any number of views of it back to back."""
+from __future__ import annotations
+
+import math
+import os
+import time
+from pathlib import Path
+
+import bpy
+import mathutils
+import numpy as np
+
+from ..core.camera import Camera
+from ..core.structure import Structure
+from ..core.style import atom_colours, atom_radii, hex_to_rgb
+from .device import select_device
+from .labels import draw_labels
+from .materials import atom_material, setup_world
+from .molecule import atoms_object, bonds_object
+
+SCENE_PREFIX = "misigen"
+
+
+def blender_version() -> str:
+    return bpy.app.version_string
+
+
+class SceneRenderer:
+    """Builds the scene for one shown structure once; ``render`` poses, frames and renders it."""
+
+    def __init__(self, shown: Structure, style: dict, device: str = "auto"):
+        self.style = style
+        self.shown = shown
+        self.scene = bpy.data.scenes.new(f"{SCENE_PREFIX}:{shown.id}")
+        self.device = select_device(self.scene, device)
+        self._configure_render()
+        setup_world(self.scene, hex_to_rgb(style["background"]), style["lighting"]["ambient"])
+        self._add_light()
+        self.parts = self._add_molecule()
+        self.camera = self._add_camera()
+
+    # ------------------------------------------------------------------ building
+    def _configure_render(self) -> None:
+        sc, cfg = self.scene, self.style["render"]
+        sc.render.engine = "CYCLES"
+        sc.cycles.samples = int(cfg["samples"])
+        sc.cycles.use_denoising = bool(cfg["denoise"])
+        sc.cycles.max_bounces = int(cfg["max_bounces"])
+        sc.cycles.diffuse_bounces = min(2, int(cfg["max_bounces"]))
+        sc.cycles.glossy_bounces = min(2, int(cfg["max_bounces"]))
+        sc.cycles.transmission_bounces = 0
+        sc.cycles.volume_bounces = 0
+        sc.cycles.transparent_max_bounces = 0
+        sc.cycles.caustics_reflective = False
+        sc.cycles.caustics_refractive = False
+        sc.render.use_persistent_data = True
+        w, h = cfg["resolution"]
+        sc.render.resolution_x, sc.render.resolution_y = int(w), int(h)
+        sc.render.resolution_percentage = 100
+        sc.render.pixel_aspect_x = sc.render.pixel_aspect_y = 1.0
+        sc.render.film_transparent = False
+        sc.render.image_settings.file_format = "PNG"
+        sc.render.image_settings.color_mode = "RGB"
+        sc.render.image_settings.color_depth = "8"
+        sc.view_settings.view_transform = "Standard"   # keep preset colours as given
+        sc.view_settings.look = "None"
+        sc.render.dither_intensity = 0.0
+
+    def _add_light(self) -> None:
+        cfg = self.style["lighting"]
+        light = bpy.data.lights.new(f"{SCENE_PREFIX}_key", "SUN")
+        light.energy = float(cfg["key_strength"])
+        light.angle = math.radians(10)
+        obj = bpy.data.objects.new(f"{SCENE_PREFIX}_key", light)
+        direction = mathutils.Vector(cfg["key_direction"]).normalized()
+        obj.rotation_euler = direction.to_track_quat("Z", "Y").to_euler()  # light shines along −Z
+        self.scene.collection.objects.link(obj)
+
+    def _add_molecule(self) -> dict:
+        s, style = self.shown, self.style
+        colours, radii = atom_colours(s, style), atom_radii(s, style)
+        material = atom_material()
+        parts = {}
+        for part, rows in (("protein", ~s.ligand), ("ligand", s.ligand)):
+            empty = bpy.data.objects.new(f"{SCENE_PREFIX}_{part}", None)
+            self.scene.collection.objects.link(empty)
+            parts[part] = empty
+            if not rows.any():
+                continue
+            sub = s.subset(rows)
+            atoms = atoms_object(f"{SCENE_PREFIX}_{part}_atoms", sub.coords, colours[rows], radii[rows],
+                                 material, self.scene.collection)
+            atoms.parent = empty
+            if style["representation"] != "spheres":
+                bonds = bonds_object(f"{SCENE_PREFIX}_{part}_bonds", sub.coords, colours[rows], sub.bonds,
+                                     float(style["bond_radius"]), material, self.scene.collection)
+                if bonds is not None:
+                    bonds.parent = empty
+        return parts
+
+    def _add_camera(self):
+        data = bpy.data.cameras.new(f"{SCENE_PREFIX}_camera")
+        data.sensor_fit = "HORIZONTAL"
+        obj = bpy.data.objects.new(f"{SCENE_PREFIX}_camera", data)
+        obj.rotation_euler = (0.0, 0.0, 0.0)   # looks down −Z with +Y up: the screen frame
+        self.scene.collection.objects.link(obj)
+        self.scene.camera = obj
+        return obj
+
+    # ------------------------------------------------------------------ rendering
+    def set_camera(self, cam: Camera) -> None:
+        data = self.camera.data
+        if cam.projection == "perspective":
+            data.type = "PERSP"
+            data.lens_unit = "FOV"
+            data.angle = math.radians(cam.fov_deg)
+        else:
+            data.type = "ORTHO"
+            data.ortho_scale = cam.ortho_scale
+        data.clip_start, data.clip_end = cam.clip
+        data.shift_x = data.shift_y = 0.0
+        self.camera.location = cam.position
+        self.scene.render.resolution_x, self.scene.render.resolution_y = cam.width, cam.height
+
+    def set_pose(self, mats: dict) -> None:
+        for part, empty in self.parts.items():
+            empty.matrix_world = mathutils.Matrix(np.asarray(mats[part]).tolist())
+
+    def render(self, cam: Camera, mats: dict, out_png: Path, labels: list[dict]) -> float:
+        """Render one view to ``out_png`` (atomically); return the seconds spent."""
+        t0 = time.perf_counter()
+        self.set_camera(cam)
+        self.set_pose(mats)
+        out_png = Path(out_png)
+        raw = out_png.with_name(f".{out_png.stem}.raw.png")
+        tmp = out_png.with_name(f".{out_png.stem}.tmp.png")
+        self.scene.render.filepath = str(raw)
+        bpy.ops.render.render(write_still=True, scene=self.scene.name)
+        draw_labels(str(raw), str(tmp), labels, self.style, cam.width, cam.height)
+        os.replace(tmp, out_png)
+        raw.unlink(missing_ok=True)
+        return time.perf_counter() - t0
+
+    def close(self) -> None:
+        """Remove this scene and everything it made, so long runs do not grow in memory."""
+        for obj in list(self.scene.collection.objects):
+            bpy.data.objects.remove(obj, do_unlink=True)
+        bpy.data.scenes.remove(self.scene)
+        bpy.data.orphans_purge(do_recursive=True)

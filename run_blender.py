@@ -1,0 +1,39 @@
+"""misigen entry point, for both ways of running it with the same arguments:
+
+    blender -b -P run_blender.py -- <command> [options]
+    python run_blender.py <command> [options]        (with the PyPI ``bpy`` module)
+"""
+import os
+import sys
+
+MIN_BLENDER = (4, 2, 0)
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "blender_addon"))
+
+
+def _arguments() -> list:
+    # Inside Blender, everything before "--" belongs to Blender itself.
+    return sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else sys.argv[1:]
+
+
+def _check_blender() -> None:
+    try:
+        import bpy
+    except ImportError:
+        return  # commands that need Blender say so themselves
+    if tuple(bpy.app.version) < MIN_BLENDER:
+        sys.stderr.write(f"misigen needs Blender {'.'.join(map(str, MIN_BLENDER))} or newer; "
+                         f"this is Blender {bpy.app.version_string}.\n")
+        sys.exit(2)
+
+
+def main() -> int:
+    _check_blender()
+    from misigen.pipeline.cli import main as cli_main
+    return cli_main(_arguments())
+
+
+if __name__ == "__main__":
+    code = main()
+    sys.stdout.flush()
+    sys.exit(code)

@@ -1,0 +1,56 @@
+import os
+import pathlib
+import sys
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "blender_addon"))
+
+EXAMPLES = ROOT / "scenes" / "examples"
+
+
+def _find_complexes():
+    """The shared real complexes: $MISIGEN_COMPLEXES, or shared/data/complexes beside a parent."""
+    env = os.environ.get("MISIGEN_COMPLEXES")
+    if env:
+        return pathlib.Path(env)
+    for parent in [ROOT, *ROOT.parents]:
+        cand = parent / "shared" / "data" / "complexes"
+        if cand.is_dir():
+            return cand
+    cand = pathlib.Path("/work/shared/data/complexes")
+    return cand if cand.is_dir() else None
+
+
+COMPLEXES = _find_complexes()
+
+
+@pytest.fixture(scope="session")
+def complexes():
+    if COMPLEXES is None:
+        pytest.skip("real complexes not found: set MISIGEN_COMPLEXES to shared/data/complexes")
+    return COMPLEXES
+
+
+@pytest.fixture(scope="session")
+def examples():
+    return EXAMPLES
+
+
+@pytest.fixture(scope="session")
+def brd4(examples):
+    from misigen.core.loader import discover, load_structure
+    return load_structure(discover([examples / "wagner_brd4"])[0])
+
+
+@pytest.fixture(scope="session")
+def hivp(examples):
+    from misigen.core.loader import discover, load_structure
+    return load_structure(discover([examples / "1hvi.pdb"])[0])
+
+
+@pytest.fixture(scope="session")
+def style():
+    from misigen.core.style import load_style
+    return load_style("misi_bench")
