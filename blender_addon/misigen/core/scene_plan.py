@@ -31,6 +31,7 @@ class RenderSpec:
     parts: tuple = PARTS                          # which parts are shown
     residues: tuple | None = None                 # restrict protein to these (chain, resseq, icode)
     labels: bool = True
+    centre: tuple | None = None                   # centre of rotation; None = centroid of shown atoms
 
     def description(self) -> dict:
         """Canonical JSON-able description; everything that changes pixels is in here."""
@@ -43,7 +44,12 @@ class RenderSpec:
             "style": style_hash(self.style),
             "selection": self.style["selection"],
             "labels": self.labels,
+            "centre": [round(float(x), 4) for x in self.centre] if self.centre is not None else None,
         }
+
+    def matrices(self, shown: "Structure") -> tuple[dict, dict]:
+        """Part matrices and rotation centres of this render for its shown atoms."""
+        return part_matrices(shown, self.ops, self.centre)
 
     def key(self) -> str:
         blob = json.dumps(self.description(), sort_keys=True, separators=(",", ":"))

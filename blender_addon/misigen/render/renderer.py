@@ -122,15 +122,19 @@ class SceneRenderer:
         self.camera.location = cam.position
         self.scene.render.resolution_x, self.scene.render.resolution_y = cam.width, cam.height
 
-    def set_pose(self, mats: dict) -> None:
+    def set_pose(self, mats: dict, parts=("protein", "ligand")) -> None:
+        """Place each part; parts not listed are hidden from the render."""
         for part, empty in self.parts.items():
             empty.matrix_world = mathutils.Matrix(np.asarray(mats[part]).tolist())
+            for child in empty.children:
+                child.hide_render = part not in parts
 
-    def render(self, cam: Camera, mats: dict, out_png: Path, labels: list[dict]) -> float:
+    def render(self, cam: Camera, mats: dict, out_png: Path, labels: list[dict],
+               parts=("protein", "ligand")) -> float:
         """Render one view to ``out_png`` (atomically); return the seconds spent."""
         t0 = time.perf_counter()
         self.set_camera(cam)
-        self.set_pose(mats)
+        self.set_pose(mats, parts)
         out_png = Path(out_png)
         raw = out_png.with_name(f".{out_png.stem}.raw.png")
         tmp = out_png.with_name(f".{out_png.stem}.tmp.png")

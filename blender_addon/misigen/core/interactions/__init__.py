@@ -1,0 +1,41 @@
+"""Protein–ligand interactions: H-bonds (ChimeraX `hbonds` definition) and beyond.
+
+    from misigen.core.interactions import find_interactions, Interaction, INTERACTION_KINDS
+    find_interactions(structure, kinds=("hbond",), relax=True, dist_slop=0.4, angle_slop=20.0)
+
+Criteria, sources and the choices made on the reference's quirks: docs/INTERACTIONS.md.
+No bpy here.
+"""
+from __future__ import annotations
+
+from .model import Interaction, format_table, sort_interactions
+
+INTERACTION_KINDS = ("hbond", "salt_bridge", "pi_stacking", "cation_pi", "halogen_bond", "metal",
+                     "hydrophobic")
+
+__all__ = ["INTERACTION_KINDS", "Interaction", "find_interactions", "format_table"]
+
+
+def find_interactions(structure, kinds=("hbond",), relax=True, dist_slop=0.4,
+                      angle_slop=20.0) -> list[Interaction]:
+    """Protein (non-ligand, non-water) – ligand interactions of the named kinds, sorted by
+    (chain, resseq, icode, protein atom, ligand atom, kind)."""
+    if isinstance(kinds, str):
+        kinds = tuple(k.strip() for k in kinds.split(",") if k.strip())
+    unknown = [k for k in kinds if k not in INTERACTION_KINDS]
+    if unknown:
+        raise ValueError(f"unknown interaction kind(s) {unknown}; choose from {INTERACTION_KINDS}")
+    if not structure.ligand.any():
+        return []
+    from .typing import type_structure
+    T = type_structure(structure)
+    out: list[Interaction] = []
+    if "hbond" in kinds:
+        from .hbonds import find_hbonds
+        ds, as_ = (dist_slop, angle_slop) if relax else (0.0, 0.0)
+        out += find_hbonds(T, ds, as_)
+    others = [k for k in kinds if k != "hbond"]
+    if others:
+        from .other_interactions import find_other
+        out += find_other(T, others)
+    return sort_interactions(out)

@@ -1,0 +1,123 @@
+"""Protein–ligand hydrogen bonds by the ChimeraX `hbonds` definition (see docs/INTERACTIONS.md)."""
+from __future__ import annotations
+
+import numpy as np
+
+from .hbond_geometry import Slop, acceptor_test, donor_test
+from .hbond_rules import acceptor_rule, criteria, donor_rule
+from .hydrogens import hydrogen_positions
+from .model import Interaction
+from .typing import Typed, type_geometry
+
+POLAR = ("N", "O", "S")
+
+
+def _pairs_within(xyz1, xyz2, cutoff):
+    out = []
+    for start in range(0, len(xyz1), 2048):
+        d2 = ((xyz1[start:start + 2048, None, :] - xyz2[None]) ** 2).sum(-1)
+        ii, jj = np.nonzero(d2 <= cutoff * cutoff)
+        out += list(zip((ii + start).tolist(), jj.tolist()))
+    return out
+
+
+def partner_masks(T: Typed):
+    s = T.s
+    polar = np.isin(s.element, POLAR)
+    prot = polar & ~s.ligand & ~s.is_water & T.active
+    lig = polar & s.ligand
+    return prot, lig
+
+
+def hbond_pairs(T: Typed, side1: np.ndarray, side2: np.ndarray, dist_slop=0.4, angle_slop=20.0):
+    """(donor, acceptor, donor_rule, acceptor_rule, info) for every H-bond between the two atom
+    sets, both directions.  Symmetric by construction: swapping the sets swaps nothing but order."""
+    s = T.s
+    slop = Slop(dist_slop, angle_slop)
+    met_cfg = criteria()["metal"]
+    metals = np.nonzero(T.metal & ~s.is_water)[0]
+    idx1, idx2 = np.nonzero(side1)[0], np.nonzero(side2)[0]
+    if not len(idx1) or not len(idx2):
+        return []
+    cutoff = 3.83 + dist_slop + criteria()["sulfur_comp"] + 0.05
+    pairs = _pairs_within(s.coords[idx1], s.coords[idx2], cutoff)
+    drules, arules, hpos = {}, {}, {}
+
+    def near_metals(a):
+        if not len(metals):
+            return []
+        d = np.linalg.norm(s.coords[metals] - s.coords[a], axis=1)
+        return metals[d <= met_cfg["acceptor_dist"]].tolist()
+
+    def drule(i):
+        if i not in drules:
+            r = donor_rule(T, i)
+            # metal rule (b): a planar N that coordinates a metal is not a donor
+            if r is not None and s.element[i] == "N" and type_geometry(T.types[i]) == 3 and near_metals(i):
+                r = None
+            drules[i] = r
+        return drules[i]
+
+    def arule(i):
+        if i not in arules:
+            arules[i] = acceptor_rule(T, i)
+        return arules[i]
+
+    out = []
+    for p, q in pairs:
+        i, j = int(idx1[p]), int(idx2[q])
+        for d, a in ((i, j), (j, i)):
+            dr, ar = drule(d), arule(a)
+            if dr is None or ar is None:
+                continue
+            if d not in hpos:
+                hpos[d] = hydrogen_positions(T, d)
+            H = hpos[d]
+            info: dict = {}
+            if not acceptor_test(T, ar, d, a, H, slop, info):
+                continue
+            if not donor_test(T, dr, d, a, H, slop, info):
+                continue
+            veto = False
+            for m in near_metals(a):
+                ang = np.degrees(np.arccos(np.clip(np.dot(
+                    (s.coords[d] - s.coords[a]) / np.linalg.norm(s.coords[d] - s.coords[a]),
+                    (s.coords[m] - s.coords[a]) / np.linalg.norm(s.coords[m] - s.coords[a])), -1, 1)))
+                if ang < met_cfg["min_angle"]:
+                    veto = True
+            if veto:
+                continue
+            if len(H):
+                hd = np.linalg.norm(H - s.coords[a], axis=1)
+                k = int(np.argmin(hd))
+                info["h_dist"] = float(hd[k])
+                info["h_index"] = int(T.h_nb[d][k]) if T.h_nb[d] else -1
+            out.append((d, a, dr, ar, info))
+    return out
+
+
+def find_hbonds(T: Typed, dist_slop=0.4, angle_slop=20.0) -> list[Interaction]:
+    s = T.s
+    prot, lig = partner_masks(T)
+    out = []
+    for d, a, dr, ar, info in hbond_pairs(T, prot, lig, dist_slop, angle_slop):
+        p, l_ = (d, a) if not s.ligand[d] else (a, d)
+        side = info.pop("_side", "")
+        angles = {k: float(info[k]) for k in ("theta", "phi", "upsilon", "tau", "phi_d", "upsilon_lp")
+                  if info.get(k) is not None}
+        acc = f"acceptor {ar.rule_id} {ar.name}" + (f" {side}" if side else "")
+        don = f"donor {dr.rule_id} {dr.name}"
+        extra = {"donor_type": T.types[d], "acceptor_type": T.types[a],
+                 "hydrogens": "explicit" if T.h_nb[d] else ("inferred" if "h_dist" in info else "none")}
+        if "h_dist" in info:
+            extra["h_distance"] = float(info["h_dist"])
+        if info.get("h_index", -1) >= 0:
+            extra["hydrogen"] = str(s.name[info["h_index"]])
+        out.append(Interaction(
+            kind="hbond", protein_index=int(p), ligand_index=int(l_), chain=str(s.chain[p]),
+            resname=str(s.resname[p]), resseq=int(s.resseq[p]), icode=str(s.icode[p]),
+            protein_atom=str(s.name[p]), ligand_atom=str(s.name[l_]),
+            donor="ligand" if s.ligand[d] else "protein",
+            distance=float(np.linalg.norm(s.coords[d] - s.coords[a])), angles=angles,
+            criterion=f"{acc} / {don}", extra=extra))
+    return out

@@ -1,0 +1,171 @@
+"""Blender agrees with the core camera model, and rendered pixels agree with the sidecars."""
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+bpy = pytest.importorskip("bpy", reason="the render tests need bpy (pip install -e .[standalone])")
+
+from misigen.core.loader import discover  # noqa: E402
+from misigen.core.style import load_style  # noqa: E402
+from misigen.pipeline.render_job import plan_views, render_structure_views  # noqa: E402
+
+ROOT_CMD = [sys.executable, "run_blender.py"]
+
+
+def load_png(path):
+    from PIL import Image
+    return np.asarray(Image.open(path).convert("RGB")).astype(float) / 255.0
+
+
+@pytest.fixture(scope="module")
+def small_style():
+    return load_style("misi_bench", {"render": {"resolution": [256, 256], "samples": 8}})
+
+
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory, examples, small_style):
+    out = tmp_path_factory.mktemp("render")
+    src = discover([examples / "wagner_brd4"])[0]
+    summary = render_structure_views(src, small_style, out, ["front", "left"], transform="roll z 30",
+                                     labels=False, device="cpu")
+    sidecars = [json.loads((out / im["image"]).with_suffix(".json").read_text()) for im in summary["images"]]
+    return out, summary, sidecars
+
+
+def test_blender_projection_matches_core(brd4, small_style):
+    from bpy_extras.object_utils import world_to_camera_view
+    from misigen.core.scene_plan import annotate, shown_structure
+    from misigen.render.renderer import SceneRenderer
+
+    for projection in ("perspective", "orthographic"):
+        style = load_style("misi_bench", {"camera": {"projection": projection},
+                                          "render": {"resolution": [320, 200], "samples": 1}})
+        shown = shown_structure(brd4, style)
+        view, spec, mats = plan_views(shown, style, ["top"], "move x 2, roll z 40", labels=False)[0]
+        side = annotate(shown, spec, mats)
+        r = SceneRenderer(shown, style, "cpu")
+        try:
+            r.set_camera(spec.camera)
+            r.set_pose(mats)
+            r.scene.view_layers[0].update()
+            import mathutils
+            got = []
+            for part in ("protein", "ligand"):
+                m = r.parts[part].matrix_world
+                rows = shown.ligand if part == "ligand" else ~shown.ligand
+                for co in shown.coords[rows]:
+                    p = world_to_camera_view(r.scene, r.camera, m @ mathutils.Vector(co))
+                    got.append((p.x * 320, (1 - p.y) * 200))
+            want = [a["pixel"] for part in (False, True) for a in side["atoms"] if a["ligand"] == part]
+            assert np.allclose(np.array(got), np.array(want), atol=0.02), projection
+        finally:
+            r.close()
+
+
+def test_render_writes_png_and_sidecar(rendered):
+    out, summary, sidecars = rendered
+    assert summary["device"] == "CPU"
+    for im, side in zip(summary["images"], sidecars):
+        img = load_png(out / im["image"])
+        assert img.shape == (256, 256, 3)
+        assert side["width"] == 256 and side["camera"]["projection"] == "perspective"
+        assert side["camera"]["fov_deg"] == 30.0
+        assert len(side["atoms"]) == summary["atoms_shown"]
+        assert (out / im["image"]).name == f"{side['key']}.png"
+    assert not list(out.glob("images/.*"))          # no temp files left
+
+
+def _expected_hue_ok(element, ligand, rgb):
+    r, g, b = rgb
+    if element == "O":
+        return r > g + 0.1 and r > b + 0.1
+    if element == "N":
+        return b > r + 0.1 and b > g + 0.05
+    if element == "C" and ligand:
+        return max(abs(r - g), abs(r - b), abs(g - b)) < 0.12
+    if element == "C":
+        purple = b > r > g
+        orange = r > g > b
+        return purple or orange
+    return True
+
+
+def test_visible_atoms_are_foreground_in_their_colour(rendered):
+    out, summary, sidecars = rendered
+    for im, side in zip(summary["images"], sidecars):
+        img = load_png(out / im["image"])
+        checked = ok_fg = ok_colour = 0
+        for a in side["atoms"]:
+            if not a["visible"]:
+                continue
+            scale = side["width"] / (2 * a["depth"] * np.tan(np.radians(15)))
+            if a["radius"] * scale < 2.5:
+                continue
+            u, v = (int(a["pixel"][0]), int(a["pixel"][1]))
+            rgb = img[v, u]
+            checked += 1
+            ok_fg += rgb.sum() > 0.15
+            ok_colour += _expected_hue_ok(a["element"], a["ligand"], rgb)
+        assert checked > 100
+        assert ok_fg / checked > 0.97
+        assert ok_colour / checked > 0.9
+        # Background really is black where no atom projects.
+        assert (img[:3, :3] < 0.02).all()
+
+
+def test_hidden_atoms_are_covered(rendered):
+    """An atom the sidecar calls hidden shows the colour of something in front of it."""
+    out, summary, sidecars = rendered
+    side = sidecars[0]
+    hidden = [a for a in side["atoms"] if not a["visible"]]
+    assert len(hidden) > 20
+    img = load_png(out / summary["images"][0]["image"])
+    fg = [img[int(a["pixel"][1]), int(a["pixel"][0])].sum() > 0.15 for a in hidden
+          if 0 <= a["pixel"][0] < 256 and 0 <= a["pixel"][1] < 256]
+    assert np.mean(fg) > 0.95
+
+
+def test_labels_drawn_in_their_boxes(tmp_path, examples, small_style):
+    src = discover([examples / "1hvi.pdb"])[0]
+    summary = render_structure_views(src, small_style, tmp_path, ["front"], labels=True, device="cpu")
+    im = summary["images"][0]
+    side = json.loads((tmp_path / im["image"]).with_suffix(".json").read_text())
+    img = load_png(tmp_path / im["image"])
+    assert len(side["labels"]) > 10
+    for lab in side["labels"]:
+        u0, v0, u1, v1 = lab["box"]
+        patch = img[v0:v1, u0:u1]
+        white = (patch.min(axis=2) > 0.6).mean()
+        assert white > 0.05, lab            # text pixels present
+        assert white < 0.9, lab
+
+
+def test_cli_render_records_failures_and_goes_on(tmp_path, examples):
+    bad = tmp_path / "broken.pdb"
+    bad.write_bytes(b"\x00\x01binary junk")
+    out = tmp_path / "out"
+    res = subprocess.run(ROOT_CMD + ["render", "--structures", str(bad), str(examples / "wagner_brd4"),
+                                     "--out", str(out), "--resolution", "64", "64", "--samples", "1",
+                                     "--device", "cpu", "--no-labels"],
+                         capture_output=True, text=True, cwd=str(examples.parents[1]), timeout=300)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert "broken.pdb: binary file" in res.stderr
+    fails = [json.loads(l) for l in (out / "failures.jsonl").read_text().splitlines()]
+    assert len(fails) == 1 and fails[0]["structure"] == "broken"
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["device"] == ["CPU"] and manifest["blender"].startswith(("4.", "5."))
+    assert len(list(out.glob("images/*.png"))) == 1
+
+
+def test_bad_preset_is_one_clear_error(tmp_path, examples):
+    preset = tmp_path / "bad.yaml"
+    preset.write_text("render:\n  samplez: 3\n")
+    res = subprocess.run(ROOT_CMD + ["render", "--structures", str(examples / "wagner_brd4"), "--out",
+                                     str(tmp_path / "o"), "--scene", str(preset)],
+                         capture_output=True, text=True, cwd=str(examples.parents[1]), timeout=300)
+    assert res.returncode == 2
+    assert "bad.yaml: unknown key 'render.samplez'" in res.stderr
+    assert "Traceback" not in res.stderr
