@@ -39,6 +39,17 @@ def style_from_args(args) -> dict:
     return load_style(args.scene, over or None)
 
 
+def _generate_args(p: argparse.ArgumentParser, demo: bool = False) -> None:
+    p.add_argument("--split", default="test" if demo else "auto", choices=("auto", "train", "test"),
+                   help="auto: deterministic by structure (490/3993 to test, as MiSI-Bench)")
+    p.add_argument("--tasks", help="comma-separated task names (default: the whole suite)")
+    p.add_argument("--limit", type=int, help="use only the first N structures (sorted by id)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--shard", help="i/N: this process does structures k with k %% N == i "
+                                   "(default: SLURM_ARRAY_TASK_ID/COUNT or MISIGEN_SHARD_INDEX/COUNT)")
+    p.add_argument("--plan-only", action="store_true", help="plan and write annotations, render nothing")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="run_blender.py", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -51,9 +62,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ligand", help="RES:CHAIN:NUM of the HETATM ligand (PDB input)")
     _style_args(p)
 
-    p = sub.add_parser("demo", help="render the bundled example structures")
-    p.add_argument("--out", type=Path, default=Path("demo_out"))
+    p = sub.add_parser("generate", help="generate a benchmark dataset from task specs")
+    p.add_argument("--suite", type=Path, default=REPO_ROOT / "task_specs" / "misi_bench.yaml")
+    p.add_argument("--structures", nargs="+", required=True, help="files or folders (PDBbind layout)")
+    p.add_argument("--out", required=True, type=Path)
+    _generate_args(p)
     _style_args(p)
+
+    p = sub.add_parser("demo", help="generate a small demo dataset from the bundled examples")
+    p.add_argument("--out", type=Path, default=Path("demo_out"))
+    p.add_argument("--suite", type=Path, default=REPO_ROOT / "task_specs" / "misi_bench.yaml")
+    _generate_args(p, demo=True)
+    _style_args(p)
+
+    p = sub.add_parser("validate", help="check a dataset folder against the contract")
+    p.add_argument("out", type=Path)
+
+    p = sub.add_parser("merge", help="rebuild annotations.jsonl and manifest.json after sharded runs")
+    p.add_argument("out", type=Path)
 
     p = sub.add_parser("interactions", help="print protein–ligand interactions as a table")
     p.add_argument("structure")
@@ -120,18 +146,71 @@ def cmd_interactions(args) -> int:
     return 0
 
 
+def cmd_generate(args, structures) -> int:
+    from .generate import run_generate
+    from .shards import parse_shard
+    from .validate import validate_dataset
+
+    style = style_from_args(args)
+    if args.no_labels:
+        style["labels"]["enabled"] = False
+    tasks = [t.strip() for t in args.tasks.split(",")] if args.tasks else None
+    shard = parse_shard(args.shard)
+    t0 = time.perf_counter()
+    manifest = run_generate(args.suite, structures, Path(args.out), style, args.split, tasks, args.limit,
+                            args.seed, args.device, shard, render=not args.plan_only)
+    c = manifest["counts"]
+    print(f"{c['records']} QA records, {c['images']} images ({c['images_per_qa']} per QA), "
+          f"{c['failures']} failures; device {', '.join(manifest['device']) or '-'}; "
+          f"{time.perf_counter() - t0:.1f}s -> {args.out}")
+    for key, n in c["per_task_split"].items():
+        print(f"  {key}: {n}")
+    if not args.plan_only:
+        problems = validate_dataset(Path(args.out))
+        if problems:
+            print(f"validate: {len(problems)} problem(s), first: {problems[0]}", file=sys.stderr)
+            return 1
+    return 0
+
+
+def cmd_validate(args) -> int:
+    from .validate import validate_dataset
+
+    problems = validate_dataset(args.out)
+    for p in problems:
+        print(p)
+    print(f"{args.out}: {'OK' if not problems else f'{len(problems)} problem(s)'}")
+    return 1 if problems else 0
+
+
+def cmd_merge(args) -> int:
+    from .generate import merge
+
+    manifest_path = Path(args.out) / "manifest.json"
+    meta = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
+    manifest = merge(Path(args.out), {k: v for k, v in meta.items()
+                                      if k not in ("counts", "answer_distribution", "annotations_sha256")})
+    print(f"merged {manifest['counts']['records']} records -> {args.out}")
+    return 0
+
+
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     try:
         if args.command == "render":
             views = [v.strip() for v in args.views.split(",") if v.strip()]
             return cmd_render(args, args.structures, views)
+        if args.command == "generate":
+            return cmd_generate(args, args.structures)
         if args.command == "demo":
-            args.transform = None
-            return cmd_render(args, [str(EXAMPLES)], ["front", "left", "top"])
+            return cmd_generate(args, [str(EXAMPLES)])
+        if args.command == "validate":
+            return cmd_validate(args)
+        if args.command == "merge":
+            return cmd_merge(args)
         if args.command == "interactions":
             return cmd_interactions(args)
-    except InputError as exc:
+    except (InputError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     return 2

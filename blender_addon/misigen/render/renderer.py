@@ -25,6 +25,48 @@ def blender_version() -> str:
     return bpy.app.version_string
 
 
+def configure_cycles(sc, cfg: dict, device: str = "CPU") -> None:
+    """Cycles, film and output settings of one scene from a preset's ``render`` section."""
+    sc.render.engine = "CYCLES"
+    cy = sc.cycles
+    cy.samples = int(cfg["samples"])
+    threshold = float(cfg["adaptive_threshold"])
+    cy.use_adaptive_sampling = threshold > 0
+    if threshold > 0:
+        cy.adaptive_threshold = threshold
+    cy.use_denoising = bool(cfg["denoise"])
+    cy.denoiser = "OPENIMAGEDENOISE"
+    cy.denoising_prefilter = str(cfg["denoise_prefilter"])
+    cy.denoising_input_passes = str(cfg["denoise_passes"])
+    cy.denoising_quality = str(cfg["denoise_quality"])
+    bounces = int(cfg["max_bounces"])
+    cy.max_bounces = bounces
+    cy.diffuse_bounces = min(2, bounces)
+    cy.glossy_bounces = min(2, bounces)
+    cy.transmission_bounces = 0
+    cy.volume_bounces = 0
+    cy.transparent_max_bounces = 0
+    cy.caustics_reflective = False
+    cy.caustics_refractive = False
+    cy.sample_clamp_indirect = float(cfg["clamp"])
+    cy.use_light_tree = bool(cfg["light_tree"])
+    cy.filter_width = float(cfg["filter_width"])
+    cy.use_fast_gi = bool(cfg["ambient_occlusion"])
+    sc.render.use_persistent_data = True
+    w, h = cfg["resolution"]
+    sc.render.resolution_x, sc.render.resolution_y = int(w), int(h)
+    sc.render.resolution_percentage = 100
+    sc.render.pixel_aspect_x = sc.render.pixel_aspect_y = 1.0
+    sc.render.film_transparent = False
+    sc.render.image_settings.file_format = "PNG"
+    sc.render.image_settings.color_mode = "RGB"
+    sc.render.image_settings.color_depth = "8"
+    sc.render.image_settings.compression = int(cfg["png_compression"])
+    sc.view_settings.view_transform = "Standard"   # keep preset colours as given
+    sc.view_settings.look = "None"
+    sc.render.dither_intensity = 0.0
+
+
 class SceneRenderer:
     """Builds the scene for one shown structure once; ``render`` poses, frames and renders it."""
 
@@ -41,36 +83,13 @@ class SceneRenderer:
 
     # ------------------------------------------------------------------ building
     def _configure_render(self) -> None:
-        sc, cfg = self.scene, self.style["render"]
-        sc.render.engine = "CYCLES"
-        sc.cycles.samples = int(cfg["samples"])
-        sc.cycles.use_denoising = bool(cfg["denoise"])
-        sc.cycles.max_bounces = int(cfg["max_bounces"])
-        sc.cycles.diffuse_bounces = min(2, int(cfg["max_bounces"]))
-        sc.cycles.glossy_bounces = min(2, int(cfg["max_bounces"]))
-        sc.cycles.transmission_bounces = 0
-        sc.cycles.volume_bounces = 0
-        sc.cycles.transparent_max_bounces = 0
-        sc.cycles.caustics_reflective = False
-        sc.cycles.caustics_refractive = False
-        sc.render.use_persistent_data = True
-        w, h = cfg["resolution"]
-        sc.render.resolution_x, sc.render.resolution_y = int(w), int(h)
-        sc.render.resolution_percentage = 100
-        sc.render.pixel_aspect_x = sc.render.pixel_aspect_y = 1.0
-        sc.render.film_transparent = False
-        sc.render.image_settings.file_format = "PNG"
-        sc.render.image_settings.color_mode = "RGB"
-        sc.render.image_settings.color_depth = "8"
-        sc.view_settings.view_transform = "Standard"   # keep preset colours as given
-        sc.view_settings.look = "None"
-        sc.render.dither_intensity = 0.0
+        configure_cycles(self.scene, self.style["render"], self.device)
 
     def _add_light(self) -> None:
         cfg = self.style["lighting"]
         light = bpy.data.lights.new(f"{SCENE_PREFIX}_key", "SUN")
         light.energy = float(cfg["key_strength"])
-        light.angle = math.radians(10)
+        light.angle = math.radians(float(cfg["sun_angle_deg"]))
         obj = bpy.data.objects.new(f"{SCENE_PREFIX}_key", light)
         direction = mathutils.Vector(cfg["key_direction"]).normalized()
         obj.rotation_euler = direction.to_track_quat("Z", "Y").to_euler()  # light shines along −Z

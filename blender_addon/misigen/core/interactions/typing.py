@@ -239,11 +239,15 @@ def _template_types(s, rows, resname, has_h) -> dict[int, str]:
 
 
 def _protonation_fix(s, rows, t, nb, is_h):
-    """Explicit hydrogens decide His tautomer, acid Asp/Glu and neutral Lys (as after AddH)."""
+    """Explicit hydrogens decide His tautomer, acid Asp/Glu and neutral Lys (as after AddH);
+    the N terminus is N3+.  Residues without any H keep their template types."""
     res = s.resname[rows[0]]
     names = {s.name[i]: i for i in rows}
     nh = lambda i: sum(1 for j in nb[i] if is_h[j])  # noqa: E731
-    if res in HIS_NAMES:
+    has_h = bool(is_h[rows].any())
+    if not has_h:
+        pass
+    elif res in HIS_NAMES:
         for n in ("ND1", "NE2"):
             if n in names:
                 t[names[n]] = "Npl" if nh(names[n]) else "N2"
@@ -327,10 +331,7 @@ def type_structure(s, active_cutoff: float = 9.0) -> Typed:
             continue
         if resname in table["residues"]:
             t = _template_types(s, rows, resname, is_h[rows].any())
-            if is_h[rows].any():
-                _protonation_fix(s, rows, t, nb, is_h)
-            elif "N" in {s.name[i] for i in rows}:
-                _protonation_fix(s, rows, t, nb, is_h)  # N-terminus only
+            _protonation_fix(s, rows, t, nb, is_h)
             for i in _truncated(s, rows, nb, heavy):
                 skip[i] = True
         else:
@@ -351,6 +352,14 @@ def type_structure(s, active_cutoff: float = 9.0) -> Typed:
             arom = {i for i in lig_rows if t.get(i) == "Car"}
             apply_charge_pass(lig_rows, t, s.element, nb, arom, lig_rings)
             notes["ligand_typing"] = "rdkit"
+        elif s.resname[lig_rows[0]] in table["residues"]:
+            # a standard residue as the ligand (e.g. free ARG): templates, as the reference does
+            t = _template_types(s, lig_rows, s.resname[lig_rows[0]], is_h[lig_rows].any())
+            _protonation_fix(s, lig_rows, t, nb, is_h)
+            for i in lig_rows:
+                if is_h[i]:
+                    t[i] = "HC" if any(s.element[j] == "C" for j in nb[i]) else "H"
+            notes["ligand_typing"] = "template"
         else:
             t = geometry_types(lig_rows, s.coords, s.element, nb, lig_rings)
             notes["ligand_typing"] = "geometry"

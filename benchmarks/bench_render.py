@@ -1,0 +1,260 @@
+"""Per-image render cost and quality of the render presets (issue 5). Not a timed test.
+
+    python benchmarks/bench_render.py                       # pocket of 1hvi, all presets
+    python benchmarks/bench_render.py --whole-protein --structure /path/to/big.pdb
+    python benchmarks/bench_render.py --presets misi_bench --set render.samples=4
+
+For each preset: one scene is built, one untimed warm-up image is rendered (kernel load,
+BVH build, denoiser start-up), then ``--images`` views are rendered back to back in the
+same process, the way ``render_structure_views`` does it. Printed per preset: per-image
+seconds (median, min, max), the first (warm-up) image, SSIM against a 256-sample
+reference of the same views, and the ratio of the median to the preset's target.
+
+The reference is the previous default look (16-sample settings before issue 5: two
+bounces, adaptive sampling, no clamping) path-traced with ``--ref-samples`` samples and
+no denoiser; it is cached in ``--out`` by its settings. ``ssim_own`` compares with a
+256-sample render of the preset's own lighting and bounces instead, so it measures noise
+and denoiser artefacts only, while ``ssim`` also counts any change of the look.
+``bad_px`` is the fraction of pixels off by more than 0.25 in some channel (fireflies,
+blotches, missing shadows).
+
+SSIM: Wang et al. (2004) on luma, Gaussian window σ = 1.5, computed here in numpy.
+"""
+from __future__ import annotations
+
+import argparse
+import copy
+import hashlib
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "blender_addon"))
+
+import numpy as np  # noqa: E402
+
+TARGETS = {"draft": 0.25, "misi_bench": 0.5, "publication": None}   # seconds per image
+VIEWS = ["front", "left", "top", "back", "right", "bottom"]
+# The render settings before issue 5 (16 samples + OIDN with its default, accurate prefilter).
+PREVIOUS = {"render": {"samples": 16, "denoise": True, "max_bounces": 2, "adaptive_threshold": 0.01,
+                       "denoise_prefilter": "ACCURATE", "denoise_passes": "RGB_ALBEDO_NORMAL",
+                       "denoise_quality": "HIGH", "clamp": 0.0, "light_tree": True,
+                       "filter_width": 1.5, "png_compression": 15, "ambient_occlusion": False},
+            "lighting": {"sun_angle_deg": 10.0}}
+
+
+# ---------------------------------------------------------------------------- SSIM
+def _gauss_blur(img: np.ndarray, sigma: float = 1.5, radius: int = 5) -> np.ndarray:
+    x = np.arange(-radius, radius + 1)
+    k = np.exp(-x ** 2 / (2 * sigma ** 2))
+    k /= k.sum()
+    pad = np.pad(img, radius, mode="reflect")
+    tmp = sum(k[i] * pad[:, i:i + img.shape[1]] for i in range(2 * radius + 1))
+    return sum(k[i] * tmp[i:i + img.shape[0], :] for i in range(2 * radius + 1))
+
+
+def ssim(a: np.ndarray, b: np.ndarray) -> float:
+    """Mean SSIM of two RGB float images in 0..1, on Rec. 709 luma."""
+    w = np.array([0.2126, 0.7152, 0.0722])
+    x, y = a @ w, b @ w
+    c1, c2 = 0.01 ** 2, 0.03 ** 2
+    mx, my = _gauss_blur(x), _gauss_blur(y)
+    sxx = _gauss_blur(x * x) - mx * mx
+    syy = _gauss_blur(y * y) - my * my
+    sxy = _gauss_blur(x * y) - mx * my
+    s = ((2 * mx * my + c1) * (2 * sxy + c2)) / ((mx * mx + my * my + c1) * (sxx + syy + c2))
+    return float(s.mean())
+
+
+def load_png(path) -> np.ndarray:
+    from PIL import Image
+    return np.asarray(Image.open(path).convert("RGB")).astype(float) / 255.0
+
+
+def bad_pixels(a, b, tol=0.25) -> float:
+    return float((np.abs(a - b).max(axis=2) > tol).mean())
+
+
+# ---------------------------------------------------------------------------- helpers
+def deep_update(base: dict, extra: dict) -> dict:
+    out = copy.deepcopy(base)
+    for k, v in extra.items():
+        out[k] = deep_update(out.get(k, {}), v) if isinstance(v, dict) else v
+    return out
+
+
+def parse_set(items) -> dict:
+    """``render.samples=4`` … → nested override dict (values parsed as YAML)."""
+    import yaml
+    out: dict = {}
+    for item in items or []:
+        key, _, value = item.partition("=")
+        *parents, leaf = key.split(".")
+        d = out
+        for p in parents:
+            d = d.setdefault(p, {})
+        d[leaf] = yaml.safe_load(value)
+    return out
+
+
+def view_list(n: int) -> list[tuple[str, str | None]]:
+    """``n`` distinct (view, transform) pairs: the six canonical views, then turned ones."""
+    out = []
+    k = 0
+    while len(out) < n:
+        for v in VIEWS:
+            out.append((v, None if k == 0 else f"roll z {15 * k}, roll y {10 * k}"))
+        k += 1
+    return out[:n]
+
+
+def plan(shown, style, pairs):
+    """(view, spec, mats) per pair; one camera frames every view, as the pipeline does."""
+    from misigen.pipeline.render_job import plan_views
+    from misigen.core.scene_plan import part_matrices
+    from misigen.core import geometry
+    from misigen.core.commands import parse_ops
+    base = plan_views(shown, style, [v for v, _ in pairs if _ is None] or ["front"], None, labels=False)
+    camera = base[0][1].camera
+    out = []
+    for view, transform in pairs:
+        ops = {"all": geometry.view_ops(view) + (parse_ops(transform) if transform else [])}
+        mats, _ = part_matrices(shown, ops)
+        out.append((f"{view}{'+' + transform if transform else ''}", camera, mats))
+    return out
+
+
+def render_set(shown, style, planned, out_dir: Path, device: str, labels: bool, warmup: bool = True):
+    """Render every planned view in one scene; return (seconds per image, paths, warm-up s, build s)."""
+    from misigen.render.renderer import SceneRenderer
+    from misigen.core.scene_plan import RenderSpec, annotate
+    out_dir.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    r = SceneRenderer(shown, style, device)
+    build = time.perf_counter() - t0
+    first = None
+    times, paths = [], []
+    try:
+        if warmup:
+            name, cam, mats = planned[0]
+            first = r.render(cam, mats, out_dir / "warmup.png", [])
+        for i, (name, cam, mats) in enumerate(planned):
+            labs = []
+            if labels:
+                labs = annotate(shown, RenderSpec(shown.id, cam, style, labels=True), mats)["labels"]
+            p = out_dir / f"{i:02d}.png"
+            times.append(r.render(cam, mats, p, labs))
+            paths.append(p)
+    finally:
+        device_used = r.device
+        r.close()
+    return times, paths, first, build, device_used
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--structure", default=str(ROOT / "scenes/examples/1hvi.pdb"))
+    ap.add_argument("--presets", default="draft,misi_bench,publication,previous",
+                    help="comma-separated preset names; 'previous' = the defaults before issue 5")
+    ap.add_argument("--images", type=int, default=20, help="timed images per preset (≥ 20 for the target)")
+    ap.add_argument("--ssim-views", type=int, default=4, help="how many of the views get an SSIM")
+    ap.add_argument("--ref-samples", type=int, default=256)
+    ap.add_argument("--whole-protein", action="store_true", help="selection.pocket_cutoff = 0")
+    ap.add_argument("--hydrogens", action="store_true", help="selection.hydrogens = true")
+    ap.add_argument("--labels", action="store_true", help="draw the labels too (timed with the image)")
+    ap.add_argument("--device", default="cpu", help="cpu | auto | gpu | OPTIX | CUDA …")
+    ap.add_argument("--set", action="append", metavar="KEY=VALUE",
+                    help="style override for every preset, e.g. render.samples=4")
+    ap.add_argument("--resolution", type=int, default=None, help="square image size (default: preset's)")
+    ap.add_argument("--out", default="/tmp/misigen_bench")
+    ap.add_argument("--json", default=None, help="also write the results here")
+    a = ap.parse_args(argv)
+
+    from misigen.core.loader import discover, load_structure
+    from misigen.core.scene_plan import shown_structure
+    from misigen.core.style import load_style, style_hash
+
+    common: dict = {}
+    if a.whole_protein or a.hydrogens:
+        common["selection"] = {}
+    if a.whole_protein:
+        common["selection"]["pocket_cutoff"] = 0.0
+    if a.hydrogens:
+        common["selection"]["hydrogens"] = True
+    if a.resolution:
+        common = deep_update(common, {"render": {"resolution": [a.resolution, a.resolution]}})
+    common = deep_update(common, parse_set(a.set))
+
+    out = Path(a.out)
+    structure = load_structure(discover([a.structure])[0])
+    shown = shown_structure(structure, load_style("misi_bench", common or None))
+    pairs = view_list(max(a.images, a.ssim_views))
+    print(f"structure {structure.id}: {shown.n_atoms} atoms shown ({int(shown.ligand.sum())} ligand), "
+          f"{len(shown.bonds)} bonds; {a.images} images per preset; "
+          f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs", flush=True)
+
+    # The reference: previous look, many samples, no denoiser, no adaptive stopping.
+    def reference(style_for_look: dict, tag: str) -> list[Path]:
+        ref_style = deep_update(style_for_look, {"render": {"samples": a.ref_samples, "denoise": False,
+                                                            "adaptive_threshold": 0.0, "clamp": 0.0}})
+        key = hashlib.sha256(json.dumps([style_hash(ref_style), structure.id, shown.n_atoms,
+                                         pairs[:a.ssim_views]], sort_keys=True).encode()).hexdigest()[:12]
+        ref_dir = out / f"ref_{tag}_{key}"
+        paths = [ref_dir / f"{i:02d}.png" for i in range(a.ssim_views)]
+        if not all(p.exists() for p in paths):
+            t = time.perf_counter()
+            render_set(shown, ref_style, plan(shown, ref_style, pairs[:a.ssim_views]), ref_dir, a.device,
+                       False, warmup=False)
+            print(f"  reference {tag}: {a.ssim_views} views at {a.ref_samples} spp in "
+                  f"{time.perf_counter() - t:.0f} s", flush=True)
+        return paths
+
+    prev_style = load_style("misi_bench", deep_update(PREVIOUS, common))
+    ref_prev = reference(prev_style, "previous")
+
+    results = []
+    for preset in a.presets.split(","):
+        if preset == "previous":
+            style = prev_style
+        else:
+            style = load_style(preset, common or None)
+        planned = plan(shown, style, pairs[:a.images])
+        times, paths, first, build, device = render_set(shown, style, planned, out / preset, a.device, a.labels)
+        own = reference(style, preset)
+        s_prev = [ssim(load_png(p), load_png(r)) for p, r in zip(paths, ref_prev)]
+        s_own = [ssim(load_png(p), load_png(r)) for p, r in zip(paths, own)]
+        bad = [bad_pixels(load_png(p), load_png(r)) for p, r in zip(paths, own)]
+        target = TARGETS.get(preset)
+        med = statistics.median(times)
+        row = {"preset": preset, "device": device, "atoms": shown.n_atoms, "build_s": round(build, 3),
+               "first_s": round(first, 3), "median_s": round(med, 3), "min_s": round(min(times), 3),
+               "max_s": round(max(times), 3), "ssim": round(min(s_prev), 4), "ssim_mean": round(np.mean(s_prev), 4),
+               "ssim_own": round(min(s_own), 4), "bad_px": round(max(bad), 5),
+               "target_s": target, "ratio": round(med / target, 2) if target else None,
+               "render": style["render"], "lighting": style["lighting"]}
+        results.append(row)
+        print(f"  {preset:12s} median {med:6.3f} s  min {min(times):6.3f}  max {max(times):6.3f}  "
+              f"first {first:6.2f}  build {build:5.2f}  SSIM(min) {min(s_prev):.4f} own {min(s_own):.4f}  "
+              f"bad_px {max(bad):.5f}  "
+              f"ratio {('%.2f' % (med / target)) if target else '  - '}", flush=True)
+
+    print()
+    print(f"| preset | median s | min s | max s | SSIM vs ref (min over {a.ssim_views} views) | "
+          f"SSIM vs own ref | ratio to target |")
+    print("|---|---|---|---|---|---|---|")
+    for r in results:
+        ratio = f"{r['ratio']:.2f} (≤ {r['target_s']} s)" if r["ratio"] is not None else "–"
+        print(f"| {r['preset']} | {r['median_s']:.3f} | {r['min_s']:.3f} | {r['max_s']:.3f} | "
+              f"{r['ssim']:.4f} | {r['ssim_own']:.4f} | {ratio} |")
+    if a.json:
+        Path(a.json).write_text(json.dumps(results, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
