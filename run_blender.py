@@ -27,8 +27,20 @@ def _check_blender() -> None:
         sys.exit(2)
 
 
+DEPENDENCIES = ["biopython>=1.83", "rdkit>=2024.3", "PyYAML>=6.0", "tqdm>=4.66"]
+
+
+def _install_deps() -> int:
+    """Install misigen's dependencies into the Python running this script (e.g. Blender's)."""
+    import subprocess
+    subprocess.call([sys.executable, "-m", "ensurepip", "--upgrade"])
+    return subprocess.call([sys.executable, "-m", "pip", "install", *DEPENDENCIES])
+
+
 def main() -> int:
     _check_blender()
+    if _arguments()[:1] == ["install-deps"]:
+        return _install_deps()
     from misigen.pipeline.cli import main as cli_main
     return cli_main(_arguments())
 

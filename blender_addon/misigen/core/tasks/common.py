@@ -62,8 +62,7 @@ def stable_hash(*parts) -> int:
 
 def sample_seed(seed: int, structure: str, task: str, split: str, index) -> int:
     ss = np.random.SeedSequence([int(seed) & 0xFFFFFFFFFFFFFFFF, stable_hash(structure, task, split, index)])
-    return int(ss.generate_state(2, np.uint32).astype(np.uint64)[0] << np.uint64(32)
-               | ss.generate_state(2, np.uint32).astype(np.uint64)[1])
+    return int(ss.generate_state(1, np.uint64)[0])
 
 
 def make_rng(seed: int, structure: str, task: str, split: str, index) -> np.random.Generator:
