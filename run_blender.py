@@ -11,6 +11,18 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "blender_addon"))
 
 
+def _preload_rdkit() -> None:
+    # RDKit's Boost.Python converters fail to register if the PyPI bpy 4.2 module was loaded
+    # first (both bundle Boost.Python); loading RDKit first avoids it. Harmless elsewhere.
+    try:
+        import rdkit.Chem  # noqa: F401
+    except ImportError:
+        pass
+
+
+_preload_rdkit()
+
+
 def _arguments() -> list:
     # Inside Blender, everything before "--" belongs to Blender itself.
     return sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else sys.argv[1:]
@@ -27,7 +39,7 @@ def _check_blender() -> None:
         sys.exit(2)
 
 
-DEPENDENCIES = ["biopython>=1.83", "rdkit>=2024.3", "PyYAML>=6.0", "tqdm>=4.66"]
+DEPENDENCIES = ["biopython>=1.83", "rdkit>=2024.3", "PyYAML>=6.0", "tqdm>=4.66", "pillow>=10"]
 
 
 def _install_deps() -> int:

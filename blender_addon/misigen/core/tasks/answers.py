@@ -1,0 +1,106 @@
+"""Answer formatters and parsers beyond move/roll (those are ``core.commands``): H-bond
+lists (T4, T9) and option letters. One formatter, one parser per format; round-trip tested."""
+from __future__ import annotations
+
+import re
+
+from ..commands import format_ops, parse_ops
+from .common import LETTERS
+
+# ------------------------------------------------------------------ H-bond pairs
+_T9 = re.compile(r"^\s*(\S+)\s+(-?\d+)([A-Za-z]?)\s+(\S+)\s+(\S+)\s*,\s*(\S+)\s*$")
+_T4 = re.compile(r"^\s*(\S+)\s+(\S+)\s*,\s*(\S+)\s*$")
+_YESNO = re.compile(r"^\s*(yes|no)\b\s*[:.]?\s*(.*)$", re.IGNORECASE | re.DOTALL)
+
+
+def hbond_entry(it) -> dict:
+    """The identity of one H-bond as the programs carry it (full-structure rows included)."""
+    return {"chain": it.chain, "resname": it.resname, "resseq": int(it.resseq), "icode": it.icode,
+            "protein_atom": it.protein_atom, "ligand_atom": it.ligand_atom, "donor": it.donor,
+            "distance": round(float(it.distance), 3), "protein_index": int(it.protein_index),
+            "ligand_index": int(it.ligand_index), "criterion": it.criterion}
+
+
+def _chain(c: str) -> str:
+    return c if c else "-"
+
+
+def format_pocket_hbonds(bonds: list[dict]) -> str:
+    """T9: ``ARG 221 NH2 A, O22; ARG 221 N A, O23`` (order as given: the finder's order)."""
+    return "; ".join(f"{b['resname']} {b['resseq']}{b['icode']} {b['protein_atom']} {_chain(b['chain'])}, "
+                     f"{b['ligand_atom']}" for b in bonds)
+
+
+def parse_pocket_hbonds(text: str) -> list[tuple]:
+    """→ [(resname, resseq, icode, protein_atom, chain, ligand_atom)], upper-cased."""
+    out = []
+    for part in [p for p in text.strip().rstrip(".").split(";") if p.strip()]:
+        m = _T9.match(part)
+        if not m:
+            raise ValueError(f"not an H-bond 'RES NUM ATOM CHAIN, LIGATOM': {part!r}")
+        res, num, ic, patom, chain, latom = m.groups()
+        out.append((res.upper(), int(num), ic.upper(), patom.upper(), chain.upper(), latom.upper()))
+    return out
+
+
+def pocket_key(b: dict) -> tuple:
+    return (b["resname"].upper(), int(b["resseq"]), b["icode"].upper(), b["protein_atom"].upper(),
+            _chain(b["chain"]).upper(), b["ligand_atom"].upper())
+
+
+def format_residue_answer(bonds: list[dict]) -> str:
+    """T4: ``No`` or ``Yes: ARG NH2, O1B; ARG NE, O2G``."""
+    if not bonds:
+        return "No"
+    return "Yes: " + "; ".join(f"{b['resname']} {b['protein_atom']}, {b['ligand_atom']}" for b in bonds)
+
+
+def parse_residue_answer(text: str) -> tuple[bool, list[tuple]]:
+    """→ (yes?, [(resname, protein_atom, ligand_atom)]), upper-cased."""
+    m = _YESNO.match(text)
+    if not m:
+        raise ValueError(f"expected 'No' or 'Yes: RES ATOM, LIGATOM; ...', got {text!r}")
+    yes = m.group(1).lower() == "yes"
+    pairs = []
+    rest = m.group(2).strip().rstrip(".")
+    if yes and rest:
+        for part in [p for p in rest.split(";") if p.strip()]:
+            mm = _T4.match(part)
+            if not mm:
+                raise ValueError(f"not an H-bond 'RES ATOM, LIGATOM': {part!r}")
+            pairs.append(tuple(x.upper() for x in mm.groups()))
+    return yes, pairs
+
+
+def residue_key(b: dict) -> tuple:
+    return (b["resname"].upper(), b["protein_atom"].upper(), b["ligand_atom"].upper())
+
+
+# ------------------------------------------------------------------ letters
+_LETTER = re.compile(r"^\s*(?:option\s*)?[\(\[]?\s*([A-Da-d])\s*[\)\]\.:]?(?:\s|$)", re.IGNORECASE)
+
+
+def parse_letter(text: str) -> str:
+    m = _LETTER.match(text or "")
+    if not m:
+        raise ValueError(f"expected a letter A–D, got {text!r}")
+    return m.group(1).upper()
+
+
+def format_letter(index: int) -> str:
+    return LETTERS[index]
+
+
+# ------------------------------------------------------------------ canonical form (exact match)
+def canonical(kind: str, text: str) -> str:
+    """The answer re-formatted from its parse, so spacing and case do not matter."""
+    if kind == "ops":
+        return format_ops(parse_ops(text))
+    if kind == "letter":
+        return parse_letter(text)
+    if kind == "residue":
+        yes, pairs = parse_residue_answer(text)
+        return "Yes: " + "; ".join(f"{r} {p}, {l}" for r, p, l in pairs) if yes else "No"
+    if kind == "pocket":
+        return "; ".join(f"{r} {n}{i} {p} {c}, {l}" for r, n, i, p, c, l in parse_pocket_hbonds(text))
+    raise ValueError(kind)
