@@ -59,3 +59,14 @@ def hivp(examples):
 def style():
     from misigen.core.style import load_style
     return load_style("misi_bench")
+
+
+@pytest.fixture(scope="session")
+def cli():
+    """Run ``python run_blender.py ARGS…`` as a user would; returns the CompletedProcess."""
+    import subprocess
+
+    def run(*args, timeout=600):
+        return subprocess.run([sys.executable, str(ROOT / "run_blender.py"), *map(str, args)],
+                              capture_output=True, text=True, timeout=timeout)
+    return run

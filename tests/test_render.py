@@ -1,6 +1,5 @@
 """Blender agrees with the core camera model, and rendered pixels agree with the sidecars."""
 import json
-import subprocess
 import sys
 
 import numpy as np
@@ -12,7 +11,6 @@ from misigen.core.loader import discover  # noqa: E402
 from misigen.core.style import load_style  # noqa: E402
 from misigen.pipeline.render_job import plan_views, render_structure_views  # noqa: E402
 
-ROOT_CMD = [sys.executable, "run_blender.py"]
 
 
 def load_png(path):
@@ -143,14 +141,12 @@ def test_labels_drawn_in_their_boxes(tmp_path, examples, small_style):
         assert white < 0.9, lab
 
 
-def test_cli_render_records_failures_and_goes_on(tmp_path, examples):
+def test_cli_render_records_failures_and_goes_on(tmp_path, examples, cli):
     bad = tmp_path / "broken.pdb"
     bad.write_bytes(b"\x00\x01binary junk")
     out = tmp_path / "out"
-    res = subprocess.run(ROOT_CMD + ["render", "--structures", str(bad), str(examples / "wagner_brd4"),
-                                     "--out", str(out), "--resolution", "64", "64", "--samples", "1",
-                                     "--device", "cpu", "--no-labels"],
-                         capture_output=True, text=True, cwd=str(examples.parents[1]), timeout=300)
+    res = cli("render", "--structures", bad, examples / "wagner_brd4", "--out", out, "--resolution", 64, 64,
+              "--samples", 1, "--device", "cpu", "--no-labels")
     assert res.returncode == 0, res.stderr[-2000:]
     assert "broken.pdb: binary file" in res.stderr
     fails = [json.loads(l) for l in (out / "failures.jsonl").read_text().splitlines()]
@@ -160,12 +156,10 @@ def test_cli_render_records_failures_and_goes_on(tmp_path, examples):
     assert len(list(out.glob("images/*.png"))) == 1
 
 
-def test_bad_preset_is_one_clear_error(tmp_path, examples):
+def test_bad_preset_is_one_clear_error(tmp_path, examples, cli):
     preset = tmp_path / "bad.yaml"
     preset.write_text("render:\n  samplez: 3\n")
-    res = subprocess.run(ROOT_CMD + ["render", "--structures", str(examples / "wagner_brd4"), "--out",
-                                     str(tmp_path / "o"), "--scene", str(preset)],
-                         capture_output=True, text=True, cwd=str(examples.parents[1]), timeout=300)
+    res = cli("render", "--structures", examples / "wagner_brd4", "--out", tmp_path / "o", "--scene", preset)
     assert res.returncode == 2
     assert "bad.yaml: unknown key 'render.samplez'" in res.stderr
     assert "Traceback" not in res.stderr

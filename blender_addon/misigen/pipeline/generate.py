@@ -216,7 +216,7 @@ def run_generate(suite_path: Path, structure_paths, out: Path, style: dict, spli
         "tool": "misigen", "version": __version__, "blender": blender, "device": sorted(devices),
         "seed": seed, "split": split, "shard": f"{shard[0]}/{shard[1]}",
         "suite": str(suite_path), "tasks": [t.name for t in tasks],
-        "spec_sha256": {t.name: file_sha256(t.path) for t in tasks},
+        "spec_sha256": {t.name: t.spec_hash for t in tasks},
         "style_sha256": style_hash(style),
         "inputs": {s.id: {"files": [Path(p).name for p in (s.protein, s.ligand) if p],
                           "sha256": hashlib.sha256(b"".join(file_sha256(p).encode()
