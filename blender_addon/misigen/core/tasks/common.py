@@ -101,8 +101,23 @@ def magnitude_bin(value: float, values: list, bins: int) -> int:
 
 
 def balanced_order(items: list, rng: np.random.Generator) -> list:
-    """A random permutation of ``items``: sample i takes class order[i % n]."""
-    return [items[k] for k in rng.permutation(len(items))]
+    """A random order of the answer classes ``items``: sample i takes class order[i % n].
+
+    Classes that are tuples of (feature, value) pairs are ordered greedily so that every
+    prefix is as balanced as possible on each feature (e.g. the first two of
+    axis × sign cover both axes and both signs); ties are broken at random."""
+    perm = [items[k] for k in rng.permutation(len(items))]
+    if not all(isinstance(c, tuple) and c and all(isinstance(p, tuple) and len(p) == 2 for p in c) for c in perm):
+        return perm
+    counts: dict = {}
+    out, rest = [], list(perm)
+    while rest:
+        best = min(rest, key=lambda c: sum(counts.get(p, 0) for p in c))
+        rest.remove(best)
+        out.append(best)
+        for p in best:
+            counts[p] = counts.get(p, 0) + 1
+    return out
 
 
 # ------------------------------------------------------------------ geometry helpers

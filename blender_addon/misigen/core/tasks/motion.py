@@ -43,7 +43,7 @@ class ClozePlanner(Planner):
         return tuple(out)
 
     def after(self, op: Op):
-        return self.spec(self.camera, {"all": view_ops(self.d["after_view"]) + [op]}, centre=self.centre)
+        return self.spec(self.camera, {"all": [op] + view_ops(self.d["after_view"])}, centre=self.centre)
 
     def pixels(self, op: Op):
         if op not in self._pix:

@@ -199,11 +199,12 @@ SCHEMAS = {
     "docking": {
         "pocket_views": (List(VIEWS), REQUIRED),
         "ligand_views": (List(VIEWS), REQUIRED),
-        "combined_view": (VIEWS, "front"),
+        "combined_view": (Enum(("front",)), "front"),
         "rotation": (Map({"axes": (List(AXIS), REQUIRED), "values": (Range(nonzero=True), REQUIRED)}), REQUIRED),
-        "displacement": (Map({"axis": (Enum(("x", "y")), "x"), "values": (Range(positive=True), REQUIRED),
+        "displacement": (Map({"axis": (Enum(("x",)), "x"), "extra": (Range(), REQUIRED),
                               "sides": (List(Enum(("left", "right"))), ["left", "right"])}), REQUIRED),
-        "rejection": (_rejection(min_clash_distance=(Num(0), REQUIRED), min_screen_gap=(Num(), REQUIRED)),
+        "rejection": (_rejection(min_clash_distance=(Num(0), REQUIRED), min_screen_gap=(Num(), REQUIRED),
+                                 min_rotation_view_px=(Num(0), REQUIRED)),
                       REQUIRED),
     },
     "interaction_location": {
@@ -213,6 +214,7 @@ SCHEMAS = {
         "precision": (Num(positive=True), REQUIRED),
         "min_offset": (Num(0), REQUIRED),
         "distractors": (Map({"sign_flips": (Bool(), True), "scales": (List(Num(positive=True), min_len=0), REQUIRED),
+                             "offsets": (List(Num(positive=True), min_len=0), []),
                              "min_gap": (Num(0), REQUIRED)}), REQUIRED),
         "rejection": (_rejection(require_visible=(Bool(), True), require_labels=(Bool(), True)), REQUIRED),
     },
@@ -240,7 +242,7 @@ FIELDS = {
     "residue_ligand_interaction": BASE_FIELDS | {"residue"},
     "translation_rotation": BASE_FIELDS | {"n_options", "option_images"},
     "rotation_rotation": BASE_FIELDS | {"n_options", "option_images"},
-    "docking": BASE_FIELDS | {"displacement_axis"},
+    "docking": BASE_FIELDS | {"displacement_axis", "rotation_range", "distance_range"},
     "interaction_location": BASE_FIELDS | {"hbond", "options_text"},
     "pocket_ligand_interaction": BASE_FIELDS,
 }
@@ -297,7 +299,7 @@ def _distinct_answers(name: str, d: dict) -> int:
         return len(d["operation"]["axes"]) * len(range_values(d["operation"]["values"]))
     if name == "docking":
         return len(d["rotation"]["axes"]) * len(range_values(d["rotation"]["values"])) * \
-            len(d["displacement"]["sides"]) * len(range_values(d["displacement"]["values"]))
+            len(d["displacement"]["sides"]) * len(range_values(d["displacement"]["extra"]))
     return 10 ** 9
 
 
@@ -326,11 +328,11 @@ def _check_task(name: str, d: dict, path) -> None:
         if d["target_start"]["axes"][0] == d["target_start"]["axes"][1]:
             raise InputError(path, "target_start.axes: two different axes")
         _check_schemes(name, d, path)
-    if name == "docking":
-        if d["displacement"]["axis"] != "x":
-            pass
+    if name == "docking" and min(range_values(d["displacement"]["extra"])) < 0:
+        raise InputError(path, "displacement.extra: values must be >= 0 (Å beyond the clearing distance)")
     if name == "interaction_location" and d["options"] - 1 > (3 if d["distractors"]["sign_flips"] else 0) + \
-            2 * len(d["distractors"]["scales"]) + len(d["distractors"]["scales"]) ** 2:
+            2 * len(d["distractors"]["scales"]) + len(d["distractors"]["scales"]) ** 2 + \
+            4 * len(d["distractors"]["offsets"]):
         raise InputError(path, "distractors: too few sign flips and scales for the number of options")
     n = _distinct_answers(name, d)
     for split in ("train", "test"):
