@@ -20,7 +20,8 @@ def suite():
 
 @pytest.fixture(scope="module")
 def tiny_style():
-    return load_style("misi_bench", {"render": {"resolution": [96, 96], "samples": 1, "denoise": False}})
+    # Planning checks are in pixels (look-alike options, readable labels): 256² keeps them meaningful.
+    return load_style("misi_bench", {"render": {"resolution": [256, 256], "samples": 1, "denoise": False}})
 
 
 def _plan(out, examples, suite, style, **kw):
