@@ -16,7 +16,6 @@ import sys
 import time
 from pathlib import Path
 
-from ..core.commands import parse_ops
 from ..core.errors import InputError
 from ..core.loader import StructureSource, discover, load_structure
 from ..core.scene_plan import RenderSpec, annotate, shown_structure
@@ -124,28 +123,10 @@ def process_structure(source: StructureSource, tasks, style, out: Path, split_mo
             "seconds": round(time.perf_counter() - t0, 2)}
 
 
-def answer_distribution(records) -> dict:
-    """Per task: counts of answers, and of axes / signs / verbs where answers are commands."""
-    dist: dict = {}
-    for r in records:
-        d = dist.setdefault(r["task"], {"answers": collections.Counter(), "axis": collections.Counter(),
-                                        "sign": collections.Counter()})
-        answer = r["answer"]
-        try:
-            ops = parse_ops(answer)
-        except ValueError:
-            key = answer.split(":")[0] if answer.startswith(("Yes", "No")) else answer
-            d["answers"][key] += 1
-            continue
-        d["answers"][answer] += 1
-        for op in ops:
-            d["axis"][f"{op.verb} {op.axis}"] += 1
-            d["sign"]["+" if op.value > 0 else "-"] += 1
-    return {t: {k: dict(sorted(v.items())) for k, v in d.items() if v} for t, d in sorted(dist.items())}
-
-
 def merge(out: Path, meta: dict) -> dict:
     """Rebuild annotations.jsonl, failures.jsonl and manifest.json from every finished part."""
+    from ..core.tasks import answer_distribution
+
     parts_dir = inside(out, PARTS_DIR)
     records, failures = [], []
     for part in sorted(parts_dir.glob("*.jsonl")):
