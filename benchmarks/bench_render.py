@@ -44,8 +44,8 @@ VIEWS = ["front", "left", "top", "back", "right", "bottom"]
 PREVIOUS = {"render": {"samples": 16, "denoise": True, "max_bounces": 2, "adaptive_threshold": 0.01,
                        "denoise_prefilter": "ACCURATE", "denoise_passes": "RGB_ALBEDO_NORMAL",
                        "denoise_quality": "HIGH", "clamp": 0.0, "light_tree": True,
-                       "filter_width": 1.5, "png_compression": 15, "ambient_occlusion": False},
-            "lighting": {"sun_angle_deg": 10.0}}
+                       "filter_width": 1.5, "png_compression": 15},
+            "lighting": {"sun_angle_deg": 10.0, "fill": 0.0}}
 
 
 # ---------------------------------------------------------------------------- SSIM
@@ -119,7 +119,7 @@ def plan(shown, style, pairs):
     from misigen.core.scene_plan import part_matrices
     from misigen.core import geometry
     from misigen.core.commands import parse_ops
-    base = plan_views(shown, style, [v for v, _ in pairs if _ is None] or ["front"], None, labels=False)
+    base = plan_views(shown, style, VIEWS, None, labels=False)   # the same framing for any subset
     camera = base[0][1].camera
     out = []
     for view, transform in pairs:
@@ -156,6 +156,20 @@ def render_set(shown, style, planned, out_dir: Path, device: str, labels: bool, 
     return times, paths, first, build, device_used
 
 
+def save_docs_image(png: Path, dest: Path, size: int = 240, max_bytes: int = 60_000) -> None:
+    """A 1:1 crop of the image centre (so noise and edges show as rendered), ≤ ``max_bytes``."""
+    from PIL import Image
+    im = Image.open(png).convert("RGB")
+    w, h = im.size
+    crop = im.crop(((w - size) // 2, (h - size) // 2, (w + size) // 2, (h + size) // 2))
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    crop.save(dest, optimize=True)
+    colours = 256
+    while dest.stat().st_size > max_bytes and colours >= 32:   # palette PNG if the full one is too big
+        crop.quantize(colours, dither=Image.Dither.NONE).save(dest, optimize=True)
+        colours //= 2
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--structure", default=str(ROOT / "scenes/examples/1hvi.pdb"))
@@ -164,6 +178,8 @@ def main(argv=None) -> int:
     ap.add_argument("--images", type=int, default=20, help="timed images per preset (≥ 20 for the target)")
     ap.add_argument("--ssim-views", type=int, default=4, help="how many of the views get an SSIM")
     ap.add_argument("--ref-samples", type=int, default=256)
+    ap.add_argument("--own-ref", action="store_true",
+                    help="also render a 256-sample reference of each preset's own look (ssim_own)")
     ap.add_argument("--whole-protein", action="store_true", help="selection.pocket_cutoff = 0")
     ap.add_argument("--hydrogens", action="store_true", help="selection.hydrogens = true")
     ap.add_argument("--labels", action="store_true", help="draw the labels too (timed with the image)")
@@ -173,6 +189,8 @@ def main(argv=None) -> int:
     ap.add_argument("--resolution", type=int, default=None, help="square image size (default: preset's)")
     ap.add_argument("--out", default="/tmp/misigen_bench")
     ap.add_argument("--json", default=None, help="also write the results here")
+    ap.add_argument("--docs-images", default=None, metavar="DIR",
+                    help="save a 1:1 centre crop of each preset's first image here (README pictures)")
     a = ap.parse_args(argv)
 
     from misigen.core.loader import discover, load_structure
@@ -188,7 +206,7 @@ def main(argv=None) -> int:
         common["selection"]["hydrogens"] = True
     if a.resolution:
         common = deep_update(common, {"render": {"resolution": [a.resolution, a.resolution]}})
-    common = deep_update(common, parse_set(a.set))
+    tested = deep_update(common, parse_set(a.set))     # --set changes the presets, not the reference
 
     out = Path(a.out)
     structure = load_structure(discover([a.structure])[0])
@@ -222,13 +240,13 @@ def main(argv=None) -> int:
         if preset == "previous":
             style = prev_style
         else:
-            style = load_style(preset, common or None)
+            style = load_style(preset, tested or None)
         planned = plan(shown, style, pairs[:a.images])
         times, paths, first, build, device = render_set(shown, style, planned, out / preset, a.device, a.labels)
-        own = reference(style, preset)
+        own = reference(style, preset) if a.own_ref else ref_prev
         s_prev = [ssim(load_png(p), load_png(r)) for p, r in zip(paths, ref_prev)]
         s_own = [ssim(load_png(p), load_png(r)) for p, r in zip(paths, own)]
-        bad = [bad_pixels(load_png(p), load_png(r)) for p, r in zip(paths, own)]
+        bad = [bad_pixels(load_png(p), load_png(r)) for p, r in zip(paths, ref_prev)]
         target = TARGETS.get(preset)
         med = statistics.median(times)
         row = {"preset": preset, "device": device, "atoms": shown.n_atoms, "build_s": round(build, 3),
@@ -238,6 +256,8 @@ def main(argv=None) -> int:
                "target_s": target, "ratio": round(med / target, 2) if target else None,
                "render": style["render"], "lighting": style["lighting"]}
         results.append(row)
+        if a.docs_images:
+            save_docs_image(paths[0], Path(a.docs_images) / f"preset_{preset}.png")
         print(f"  {preset:12s} median {med:6.3f} s  min {min(times):6.3f}  max {max(times):6.3f}  "
               f"first {first:6.2f}  build {build:5.2f}  SSIM(min) {min(s_prev):.4f} own {min(s_own):.4f}  "
               f"bad_px {max(bad):.5f}  "

@@ -15,7 +15,7 @@ from ..core.structure import Structure
 from ..core.style import atom_colours, atom_radii, hex_to_rgb
 from .device import select_device
 from .labels import draw_labels
-from .materials import atom_material, setup_world
+from .materials import FILL_PROPERTY, atom_material, setup_world
 from .molecule import atoms_object, bonds_object
 
 SCENE_PREFIX = "misigen"
@@ -23,6 +23,12 @@ SCENE_PREFIX = "misigen"
 
 def blender_version() -> str:
     return bpy.app.version_string
+
+
+def _set(obj, attr: str, value) -> None:
+    """Set a setting that older Blender versions (4.2 is supported) may not have."""
+    if hasattr(obj, attr):
+        setattr(obj, attr, value)
 
 
 def configure_cycles(sc, cfg: dict, device: str = "CPU") -> None:
@@ -35,10 +41,11 @@ def configure_cycles(sc, cfg: dict, device: str = "CPU") -> None:
     if threshold > 0:
         cy.adaptive_threshold = threshold
     cy.use_denoising = bool(cfg["denoise"])
-    cy.denoiser = "OPENIMAGEDENOISE"
+    cy.denoiser = "OPENIMAGEDENOISE"               # the same denoiser (and look) on every device
     cy.denoising_prefilter = str(cfg["denoise_prefilter"])
     cy.denoising_input_passes = str(cfg["denoise_passes"])
-    cy.denoising_quality = str(cfg["denoise_quality"])
+    _set(cy, "denoising_quality", str(cfg["denoise_quality"]))          # Blender ≥ 4.1
+    _set(cy, "denoising_use_gpu", not str(device).upper().startswith("CPU"))
     bounces = int(cfg["max_bounces"])
     cy.max_bounces = bounces
     cy.diffuse_bounces = min(2, bounces)
@@ -51,8 +58,9 @@ def configure_cycles(sc, cfg: dict, device: str = "CPU") -> None:
     cy.sample_clamp_indirect = float(cfg["clamp"])
     cy.use_light_tree = bool(cfg["light_tree"])
     cy.filter_width = float(cfg["filter_width"])
-    cy.use_fast_gi = bool(cfg["ambient_occlusion"])
-    sc.render.use_persistent_data = True
+    sc.render.use_persistent_data = True           # keep BVH and kernels between the views
+    sc.render.use_compositing = False              # nothing to composite; labels are drawn after
+    sc.render.use_sequencer = False
     w, h = cfg["resolution"]
     sc.render.resolution_x, sc.render.resolution_y = int(w), int(h)
     sc.render.resolution_percentage = 100
@@ -94,6 +102,7 @@ class SceneRenderer:
         direction = mathutils.Vector(cfg["key_direction"]).normalized()
         obj.rotation_euler = direction.to_track_quat("Z", "Y").to_euler()  # light shines along −Z
         self.scene.collection.objects.link(obj)
+        self.scene[FILL_PROPERTY] = float(cfg["fill"])   # read by the atom material
 
     def _add_molecule(self) -> dict:
         s, style = self.shown, self.style
