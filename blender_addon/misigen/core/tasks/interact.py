@@ -51,6 +51,16 @@ class HBondPlanner(Planner):
             cache[key] = {"visible": vis, "inside": inside, "labels": placed, "xyz": xyz}
         return cache[key]
 
+    def setup_complex_views(self) -> None:
+        """The complex's H-bonds and its views of pocket + ligand with the shared camera (T8, T9)."""
+        self.hb = self.ctx.hbonds()
+        if not self.hb:
+            raise Rejected("no protein–ligand hydrogen bond in this complex")
+        self.shown = self.ctx.shown(COMPLEX)
+        self.centre = self.ctx.centre(COMPLEX)
+        self.camera = self.ctx.camera(self.task.camera)
+        self.specs = self.views(self.camera, self.centre)
+
     def check_bonds(self, shown, specs, bonds) -> str | None:
         rej = self.d["rejection"]
         rows = self.ctx.row_map(shown)
@@ -141,13 +151,7 @@ class ResiduePlanner(HBondPlanner):
 # ------------------------------------------------------------------ T9
 class PocketPlanner(HBondPlanner):
     def setup(self):
-        self.hb = self.ctx.hbonds()
-        if not self.hb:
-            raise Rejected("no protein–ligand hydrogen bond in this complex")
-        self.shown = self.ctx.shown(COMPLEX)
-        self.centre = self.ctx.centre(COMPLEX)
-        self.camera = self.ctx.camera(self.task.camera)
-        self.specs = self.views(self.camera, self.centre)
+        self.setup_complex_views()
 
     def make(self, index, rng, why: Counter):
         if index > 0:
@@ -175,13 +179,7 @@ def location_ops(a: float, b: float) -> list[Op]:
 
 class LocationPlanner(HBondPlanner):
     def setup(self):
-        self.hb = self.ctx.hbonds()
-        if not self.hb:
-            raise Rejected("no protein–ligand hydrogen bond in this complex")
-        self.shown = self.ctx.shown(COMPLEX)
-        self.centre = self.ctx.centre(COMPLEX)
-        self.camera = self.ctx.camera(self.task.camera)
-        self.specs = self.views(self.camera, self.centre)
+        self.setup_complex_views()
         self.front = self.spec(self.camera, {"all": view_ops(self.d["after_view"])}, centre=self.centre)
         self.hb_order = [self.hb[k] for k in self.srng.permutation(len(self.hb))]
         self.letters = balanced_order(list(LETTERS[: self.d["options"]]), self.srng)
