@@ -1,8 +1,10 @@
 """One Blender scene per structure; render any number of views of it back to back."""
 from __future__ import annotations
 
+import contextlib
 import math
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -19,6 +21,24 @@ from .materials import FILL_PROPERTY, atom_material, setup_world
 from .molecule import atoms_object, bonds_object
 
 SCENE_PREFIX = "misigen"
+
+
+@contextlib.contextmanager
+def quiet_stdout():
+    """Silence Blender's per-render progress lines (C-level stdout); MISIGEN_VERBOSE=1 keeps them."""
+    if os.environ.get("MISIGEN_VERBOSE"):
+        yield
+        return
+    sys.stdout.flush()
+    saved = os.dup(1)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, 1)
+        yield
+    finally:
+        os.dup2(saved, 1)
+        os.close(devnull)
+        os.close(saved)
 
 
 def blender_version() -> str:
@@ -82,7 +102,8 @@ class SceneRenderer:
         self.style = style
         self.shown = shown
         self.scene = bpy.data.scenes.new(f"{SCENE_PREFIX}:{shown.id}")
-        self.device = select_device(self.scene, device)
+        with quiet_stdout():          # device probing prints library warnings on machines without GPUs
+            self.device = select_device(self.scene, device)
         self._configure_render()
         setup_world(self.scene, hex_to_rgb(style["background"]), style["lighting"]["ambient"])
         self._add_light()
@@ -167,7 +188,8 @@ class SceneRenderer:
         raw = out_png.with_name(f".{out_png.stem}.raw.png")
         tmp = out_png.with_name(f".{out_png.stem}.tmp.png")
         self.scene.render.filepath = str(raw)
-        bpy.ops.render.render(write_still=True, scene=self.scene.name)
+        with quiet_stdout():
+            bpy.ops.render.render(write_still=True, scene=self.scene.name)
         draw_labels(str(raw), str(tmp), labels, self.style, cam.width, cam.height)
         os.replace(tmp, out_png)
         raw.unlink(missing_ok=True)
