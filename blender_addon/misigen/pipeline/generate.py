@@ -63,6 +63,7 @@ def render_specs(structure, specs: dict[str, RenderSpec], out: Path, device: str
         spec = todo[key]
         groups[(spec.residues, json.dumps(spec.style, sort_keys=True))].append(spec)
     seconds, device_used = 0.0, ""
+    shown_cache: dict = {}      # the shown atoms of one (parts, residues) selection, computed once
     for (_residues, _style), group in sorted(groups.items(), key=lambda kv: str(kv[0][0])):
         first = group[0]
         scene_atoms = shown_structure(structure, first.style, ("protein", "ligand"), first.residues)
@@ -70,7 +71,10 @@ def render_specs(structure, specs: dict[str, RenderSpec], out: Path, device: str
         device_used = renderer.device
         try:
             for spec in group:
-                shown = shown_structure(structure, spec.style, spec.parts, spec.residues)
+                sel = (spec.parts, spec.residues, _style)
+                if sel not in shown_cache:
+                    shown_cache[sel] = shown_structure(structure, spec.style, spec.parts, spec.residues)
+                shown = shown_cache[sel]
                 mats, _ = spec.matrices(shown)
                 sidecar = annotate(shown, spec, mats)
                 png = inside(out, f"images/{spec.key()}.png")
