@@ -190,6 +190,12 @@ def run_generate(suite_path: Path, structure_paths, out: Path, style: dict, spli
         summaries.append(summary)
         if summary["device"]:
             devices.add(summary["device"])
+    previous = inside(out, "manifest.json")
+    if previous.exists():  # a resumed run keeps the devices that rendered the earlier images
+        try:
+            devices |= set(json.loads(previous.read_text()).get("device", []))
+        except ValueError:
+            pass
     blender = ""
     if render:
         try:
