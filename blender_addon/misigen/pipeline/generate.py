@@ -18,9 +18,9 @@ from pathlib import Path
 
 from ..core.errors import InputError
 from ..core.loader import StructureSource, discover, load_structure
-from ..core.scene_plan import RenderSpec, annotate, shown_structure
+from ..core.scene_plan import RenderSpec, shown_structure
 from ..core.style import style_hash
-from .output import append_jsonl, dumps, file_sha256, inside, write_json_atomic, write_text_atomic
+from .output import dumps, file_sha256, inside, write_json_atomic, write_text_atomic
 from .shards import take_shard
 
 PARTS_DIR = "parts"
@@ -57,6 +57,7 @@ def render_specs(structure, specs: dict[str, RenderSpec], out: Path, device: str
     if not todo:
         return 0, 0.0, ""
     from ..render.renderer import SceneRenderer  # bpy only when something must be rendered
+    from .render_job import render_annotated
 
     groups = collections.defaultdict(list)
     for key in sorted(todo):
@@ -76,10 +77,7 @@ def render_specs(structure, specs: dict[str, RenderSpec], out: Path, device: str
                     shown_cache[sel] = shown_structure(structure, spec.style, spec.parts, spec.residues)
                 shown = shown_cache[sel]
                 mats, _ = spec.matrices(shown)
-                sidecar = annotate(shown, spec, mats)
-                png = inside(out, f"images/{spec.key()}.png")
-                seconds += renderer.render(spec.camera, mats, png, sidecar["labels"], spec.parts)
-                write_json_atomic(png.with_suffix(".json"), sidecar)
+                seconds += render_annotated(renderer, shown, spec, mats, out)[1]
         finally:
             renderer.close()
     return len(todo), seconds, device_used

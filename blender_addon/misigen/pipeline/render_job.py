@@ -31,6 +31,21 @@ def plan_views(shown, style, views, transform: str | None, labels: bool = True) 
     return [(view, RenderSpec(shown.id, camera, style, ops, labels=labels), mats) for view, ops, mats in posed]
 
 
+def render_annotated(renderer, shown, spec: RenderSpec, mats: dict, out: Path, **extra) -> tuple[Path, float]:
+    """Render one spec to ``out/images/<key>.png`` and write its sidecar (with ``extra`` keys).
+
+    The one place that pairs an image with its annotation: the CLI, ``generate`` and the
+    GUI all render through it. Returns the PNG path and the render seconds.
+    """
+    sidecar = annotate(shown, spec, mats)
+    sidecar.update(extra)
+    png = inside(out, f"images/{spec.key()}.png")
+    png.parent.mkdir(parents=True, exist_ok=True)
+    seconds = renderer.render(spec.camera, mats, png, sidecar["labels"], spec.parts)
+    write_json_atomic(png.with_suffix(".json"), sidecar)
+    return png, seconds
+
+
 def render_structure_views(source: StructureSource, style: dict, out: Path, views, transform=None,
                            ligand=None, device="auto", labels=True) -> dict:
     """Render ``views`` of one structure into ``out/images``; return a summary for the manifest."""
@@ -47,12 +62,7 @@ def render_structure_views(source: StructureSource, style: dict, out: Path, view
     images = []
     try:
         for view, spec, mats in planned:
-            sidecar = annotate(shown, spec, mats)
-            png = inside(out, f"images/{spec.key()}.png")
-            seconds = renderer.render(spec.camera, mats, png, sidecar["labels"])
-            sidecar["view"] = view
-            sidecar["transform"] = transform or ""
-            write_json_atomic(png.with_suffix(".json"), sidecar)
+            png, seconds = render_annotated(renderer, shown, spec, mats, out, view=view, transform=transform or "")
             images.append({"view": view, "image": f"images/{png.name}", "seconds": round(seconds, 3)})
     finally:
         device_used = renderer.device

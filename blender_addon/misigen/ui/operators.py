@@ -104,19 +104,14 @@ class MISIGEN_OT_render(bpy.types.Operator):
     bl_label = "Render view"
 
     def execute(self, context):
-        from ..core.scene_plan import annotate
-        from ..pipeline.output import inside, write_json_atomic
+        from ..pipeline.render_job import render_annotated
 
         if "planned" not in _STATE:
             self.report({"ERROR"}, "import a complex first")
             return {"CANCELLED"}
         spec, mats = _STATE["planned"]
         out = Path(bpy.path.abspath(_settings(context).output_dir))
-        sidecar = annotate(_STATE["shown"], spec, mats)
-        png = inside(out, f"images/{spec.key()}.png")
-        png.parent.mkdir(parents=True, exist_ok=True)
-        seconds = _STATE["renderer"].render(spec.camera, mats, png, sidecar["labels"])
-        write_json_atomic(png.with_suffix(".json"), sidecar)
+        png, seconds = render_annotated(_STATE["renderer"], _STATE["shown"], spec, mats, out)
         self.report({"INFO"}, f"rendered {png} in {seconds:.2f}s")
         return {"FINISHED"}
 

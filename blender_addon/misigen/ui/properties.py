@@ -1,5 +1,4 @@
 """Scene-level settings the GUI edits; they map one-to-one onto preset keys."""
-from __future__ import annotations
 
 import bpy
 
