@@ -1,4 +1,5 @@
 """Scene-level settings the GUI edits; they map one-to-one onto preset keys."""
+from __future__ import annotations
 
 import bpy
 
