@@ -1,93 +1,153 @@
-"""Scoring a model's answer against a QA record (DESIGN.md, "Scoring").
+"""Scoring a model's answer against a QA record: MiSI-Bench's metrics (arXiv 2512.10867,
+section 5.1, Tables 1–2), with the normalisers the paper leaves open fixed here.
 
-- Exact match for every task: the prediction, parsed and re-formatted by the task's one
-  parser/formatter, equals the record's answer.
-- Composite:
-  * move/roll cloze (translation, rotation): 0 unless verb and axis are right; then
-    0.5 for the axis + 0.5 × max(0, 1 − |error| / span of the value range);
-  * zooming and multiple choice: accuracy;
-  * docking: half the credit for the roll, half for the move, each scored like a cloze;
-  * H-bond lists (T9; T4 when the residue has H-bonds): predicted set P, true set T:
-    1 if P = T; 0 if |P| > 2|T|; 0.5 if P ⊋ T (all true bonds plus extras);
-    otherwise |P ∩ T| / max(|P|, |T|) (the fraction of predicted bonds that are right,
-    missing bonds counting as wrong). T4: a wrong Yes/No scores 0; a right 'No' 1.
+The raw prediction is first read by ``predictions.read_prediction`` (lenient about form,
+strict about content); a prediction that cannot be read scores 0 and is flagged ``unparsed``.
+
+Exact match (Table 2): the canonical prediction equals the canonical answer; H-bond lists
+compare as sets, docking's two commands in the stated order.
+
+Composite (Table 1), by rule:
+- ``accuracy`` (multiple choice, zooming): the exact match.
+- ``cloze`` (move/roll, T1 T2): 0 unless one command with the right verb and axis; then
+  max(0, 1 − |d̂ − d| / span), span = the width of the task's value range
+  (``program["value_range"]``: 8 Å for T1, 180° for T2). ``move x -3`` vs ``move x 3`` → 0.25.
+- ``docking`` (T7): rotation half + translation half. Rotation: 0 unless one roll about
+  the right axis, else 0.5 × max(0, 1 − |â − a| / span), span = width of
+  ``program["roll_range"]`` (180°). Translation: 0 unless one move along the right axis with
+  sign(d̂) = sign(d), else 0.5 × max(0, 1 − |d̂ − d| / |d|). The halves are found by verb, so
+  their order does not matter here (it does for the exact match).
+- ``hbonds`` (T4, T9; bonds compared as sets, a repeated bond counts once): when the truth
+  has no bond, 1 for "No" and 0 otherwise; when it has bonds T and the prediction lists P:
+  0 for "No" or when |P| > 2|T|; 0.5 when P ⊋ T (every true bond plus extras); otherwise
+  |P ∩ T| / |P| (precision). Also F1 = 2|P ∩ T| / (|P| + |T|) (1 / 0 for a bond-less truth).
 """
 from __future__ import annotations
 
 from ..commands import parse_ops
 from .answers import canonical, parse_letter, parse_pocket_hbonds, parse_residue_answer, pocket_key, residue_key
+from .predictions import read_prediction
 
-ANSWER_KIND = {"translation": "ops", "rotation": "ops", "zooming": "ops", "docking": "ops",
-               "residue_ligand_interaction": "residue", "pocket_ligand_interaction": "pocket",
-               "translation_rotation": "letter", "rotation_rotation": "letter", "interaction_location": "letter"}
+# Task → (answer kind, composite rule). The one table to replace by the task registry.
+TASK_RULES = {
+    "translation": ("ops", "cloze"), "rotation": ("ops", "cloze"), "zooming": ("ops", "accuracy"),
+    "docking": ("ops", "docking"),
+    "residue_ligand_interaction": ("residue", "hbonds"), "pocket_ligand_interaction": ("pocket", "hbonds"),
+    "translation_rotation": ("letter", "accuracy"), "rotation_rotation": ("letter", "accuracy"),
+    "interaction_location": ("letter", "accuracy"),
+}
+ANSWER_KIND = {task: kind for task, (kind, _rule) in TASK_RULES.items()}
+# MiSI-Bench's "Avg." leaves these two out (near chance for every model it tested).
+PAPER_AVERAGE_EXCLUDES = ("translation_rotation", "rotation_rotation")
 
 
-def _exact(kind: str, predicted: str, answer: str) -> int:
+def rules_for(task_name: str) -> tuple[str, str]:
     try:
-        return int(canonical(kind, predicted) == canonical(kind, answer))
-    except ValueError:
-        return 0
+        return TASK_RULES[task_name]
+    except KeyError:
+        raise ValueError(f"no scoring rule for task {task_name!r} (known: {', '.join(sorted(TASK_RULES))})") from None
 
 
-def _op_score(pred_op, true_op, span: float) -> float:
-    if pred_op is None or pred_op.verb != true_op.verb or pred_op.axis != true_op.axis:
+def score_row(record: dict) -> str:
+    """The table row of a record: its task; residue–ligand questions split by their true
+    answer into ``/pos`` (Yes) and ``/neg`` (No), as the paper reports them."""
+    task = record["task"]
+    if rules_for(task)[0] == "residue":
+        return f"{task}/{'pos' if _hbond_truth('residue', record['answer'])[1] else 'neg'}"
+    return task
+
+
+def score_answer(task_name: str, predicted, record: dict) -> dict:
+    """Score one prediction. Returns {"exact": 0|1, "composite": [0, 1], "unparsed": bool,
+    "prediction": the strict answer read (or None)}; H-bond tasks add "f1", "tp" (true bonds
+    predicted), "n_pred" and "n_true" (distinct bonds) so callers can pool bond counts."""
+    kind, rule = rules_for(task_name)
+    truth = record["answer"]
+    program = record.get("program") or {}
+    strict = read_prediction(kind, predicted, record.get("options"))
+    out = {"exact": 0, "composite": 0.0, "unparsed": strict is None, "prediction": strict}
+    if rule == "hbonds":
+        out.update(_hbond_scores(kind, strict, truth))
+        return out
+    if strict is None:
+        return out
+    out["exact"] = int(canonical(kind, strict) == canonical(kind, truth))
+    if rule == "cloze":
+        out["composite"] = _cloze(strict, truth, program, out["exact"])
+    elif rule == "docking":
+        out["composite"] = _docking(strict, truth, program)
+    else:
+        out["composite"] = float(out["exact"])
+    return out
+
+
+# ------------------------------------------------------------------ move / roll
+
+def _closeness(pred: float, true: float, scale: float) -> float:
+    return max(0.0, 1.0 - abs(pred - true) / scale)
+
+
+def _cloze(strict: str, truth: str, program: dict, exact: int) -> float:
+    (true,) = parse_ops(truth)
+    pred = parse_ops(strict)
+    if "value_range" not in program:         # a record without its range: all or nothing
+        return float(exact)
+    if len(pred) != 1 or pred[0].verb != true.verb or pred[0].axis != true.axis:
         return 0.0
-    err = abs(pred_op.value - true_op.value) / span if span > 0 else float(pred_op.value != true_op.value)
-    return 0.5 + 0.5 * max(0.0, 1.0 - err)
+    lo, hi = program["value_range"]
+    return _closeness(pred[0].value, true.value, float(hi) - float(lo))
 
 
-def _set_score(pred: list, true: list) -> float:
-    P, T = set(pred), set(true)
+def _docking(strict: str, truth: str, program: dict) -> float:
+    true = parse_ops(truth)
+    t_roll = next(o for o in true if o.verb == "roll")
+    t_move = next(o for o in true if o.verb == "move")
+    pred = parse_ops(strict)
+    rolls = [o for o in pred if o.verb == "roll"]
+    moves = [o for o in pred if o.verb == "move"]
+    lo, hi = program.get("roll_range", (-90.0, 90.0))
+    score = 0.0
+    if len(rolls) == 1 and rolls[0].axis == t_roll.axis:
+        score += 0.5 * _closeness(rolls[0].value, t_roll.value, float(hi) - float(lo))
+    if len(moves) == 1 and moves[0].axis == t_move.axis and _sign(moves[0].value) == _sign(t_move.value) != 0:
+        score += 0.5 * _closeness(moves[0].value, t_move.value, abs(t_move.value))
+    return score
+
+
+def _sign(x: float) -> int:
+    return (x > 0) - (x < 0)
+
+
+# ------------------------------------------------------------------ H-bond lists
+def _hbond_truth(kind: str, text: str) -> tuple[bool, frozenset]:
+    """(says there is none, the set of bonds) of a strict answer."""
+    if kind == "residue":
+        yes, pairs = parse_residue_answer(text)
+        return (not yes, frozenset(pairs))
+    if text.strip().rstrip(".").lower() in ("", "no"):
+        return (True, frozenset())
+    return (False, frozenset(parse_pocket_hbonds(text)))
+
+
+def _hbond_scores(kind: str, strict: str | None, truth: str) -> dict:
+    _, T = _hbond_truth(kind, truth)
+    if strict is None:
+        return {"exact": 0, "composite": 0.0, "f1": 0.0, "tp": 0, "n_pred": 0, "n_true": len(T)}
+    said_no, P = _hbond_truth(kind, strict)
+    tp = len(P & T)
+    counts = {"tp": tp, "n_pred": len(P), "n_true": len(T)}
     if not T:
-        return float(not P)
-    if P == T:
-        return 1.0
-    if len(pred) > 2 * len(T):
-        return 0.0
-    if T < P:
-        return 0.5
-    return len(P & T) / max(len(P), len(T))
+        right = float(said_no)
+        return {"exact": int(said_no), "composite": right, "f1": right, **counts}
+    if said_no or not P or len(P) > 2 * len(T):
+        composite = 0.0
+    elif T < P:
+        composite = 0.5
+    else:
+        composite = tp / len(P)
+    f1 = 0.0 if said_no else 2 * tp / (len(P) + len(T))
+    return {"exact": int(P == T and not said_no), "composite": composite, "f1": f1, **counts}
 
 
-def score_answer(task_name: str, predicted: str, record: dict) -> dict:
-    """{"exact": 0|1, "composite": float in [0, 1]} for one prediction."""
-    kind = ANSWER_KIND[task_name]
-    answer, program = record["answer"], record.get("program", {})
-    predicted = predicted if isinstance(predicted, str) else ""
-    exact = _exact(kind, predicted, answer)
-    if exact or task_name in ("zooming", "translation_rotation", "rotation_rotation", "interaction_location"):
-        return {"exact": exact, "composite": float(exact)}
-    try:
-        if task_name in ("translation", "rotation"):
-            true = parse_ops(answer)[0]
-            pred = parse_ops(predicted)
-            lo, hi = program["value_range"]
-            return {"exact": exact, "composite": _op_score(pred[0] if len(pred) == 1 else None, true, hi - lo)}
-        if task_name == "docking":
-            true = parse_ops(answer)
-            pred = parse_ops(predicted)
-            t_roll = next(o for o in true if o.verb == "roll")
-            t_move = next(o for o in true if o.verb == "move")
-            p_roll = next((o for o in pred if o.verb == "roll"), None)
-            p_move = next((o for o in pred if o.verb == "move"), None)
-            rlo, rhi = program["roll_range"]
-            mlo, mhi = program["move_range"]
-            return {"exact": exact, "composite": 0.5 * _op_score(p_roll, t_roll, rhi - rlo)
-                    + 0.5 * _op_score(p_move, t_move, mhi - mlo)}
-        if task_name == "residue_ligand_interaction":
-            t_yes, t_pairs = parse_residue_answer(answer)
-            p_yes, p_pairs = parse_residue_answer(predicted)
-            if t_yes != p_yes:
-                return {"exact": 0, "composite": 0.0}
-            if not t_yes:
-                return {"exact": exact, "composite": 1.0}
-            return {"exact": exact, "composite": _set_score(p_pairs, t_pairs)}
-        if task_name == "pocket_ligand_interaction":
-            return {"exact": exact, "composite": _set_score(parse_pocket_hbonds(predicted),
-                                                            parse_pocket_hbonds(answer))}
-    except (ValueError, StopIteration, KeyError, IndexError):
-        return {"exact": 0, "composite": 0.0}
-    return {"exact": exact, "composite": float(exact)}
-
-
-__all__ = ["score_answer", "ANSWER_KIND", "parse_letter", "pocket_key", "residue_key"]
+__all__ = ["score_answer", "score_row", "rules_for", "TASK_RULES", "ANSWER_KIND", "PAPER_AVERAGE_EXCLUDES",
+           "parse_letter", "pocket_key", "residue_key"]
