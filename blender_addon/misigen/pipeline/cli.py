@@ -10,6 +10,7 @@ from pathlib import Path
 from ..core.errors import InputError
 from ..core.loader import discover
 from ..core.style import load_style
+from .dataset_cli import COMMANDS as DATASET_COMMANDS, add_dataset_commands, run_dataset_command
 from .output import append_jsonl, write_json_atomic
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
@@ -86,6 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ligand")
     p.add_argument("--kinds", default="hbond")
     p.add_argument("--no-relax", action="store_true")
+    add_dataset_commands(sub)
     return parser
 
 
@@ -210,6 +212,8 @@ def main(argv=None) -> int:
             return cmd_merge(args)
         if args.command == "interactions":
             return cmd_interactions(args)
+        if args.command in DATASET_COMMANDS:
+            return run_dataset_command(args)
     except (InputError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -20,6 +20,7 @@ from ..core.errors import InputError
 from ..core.loader import StructureSource, discover, load_structure
 from ..core.scene_plan import RenderSpec, shown_structure
 from ..core.style import style_hash
+from .dataset_card import input_notices, write_dataset_card
 from .output import dumps, file_sha256, inside, write_json_atomic, write_text_atomic
 from .shards import take_shard
 
@@ -152,6 +153,7 @@ def merge(out: Path, meta: dict) -> dict:
         "annotations_sha256": file_sha256(inside(out, "annotations.jsonl")),
     })
     write_json_atomic(inside(out, "manifest.json"), manifest, indent=1)
+    write_dataset_card(out, manifest)
     return manifest
 
 
@@ -207,6 +209,7 @@ def run_generate(suite_path: Path, structure_paths, out: Path, style: dict, spli
         "suite": str(suite_path), "tasks": [t.name for t in tasks],
         "spec_sha256": {t.name: t.spec_hash for t in tasks},
         "style_sha256": style_hash(style),
+        "input_notices": input_notices(structure_paths),
         "inputs": {s.id: {"files": [Path(p).name for p in (s.protein, s.ligand) if p],
                           "sha256": hashlib.sha256(b"".join(file_sha256(p).encode()
                                                             for p in (s.protein, s.ligand) if p)).hexdigest()}

@@ -1,0 +1,102 @@
+"""Reading a generated dataset folder back (records, manifest) and choosing subsets of it the
+same way everywhere: by split, a deterministic ``--tiny N`` draw per task, few-shot examples."""
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from ..core.errors import InputError
+
+SPLITS = ("train", "test", "all")
+
+
+def load_records(out: Path) -> list[dict]:
+    """Every QA record of ``OUT/annotations.jsonl``; a bad line is an InputError naming it."""
+    path = Path(out) / "annotations.jsonl"
+    if not path.is_file():
+        raise InputError(path, "missing (is this a folder written by 'generate'?)")
+    records = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except ValueError as exc:
+            raise InputError(path, f"line {n}: not JSON ({exc})") from None
+        if not isinstance(rec, dict) or not all(k in rec for k in ("id", "task", "split", "answer", "images")):
+            raise InputError(path, f"line {n}: not a QA record (needs id, task, split, answer, images)")
+        records.append(rec)
+    return records
+
+
+def load_manifest(out: Path) -> dict:
+    path = Path(out) / "manifest.json"
+    if not path.is_file():
+        return {}
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise InputError(path, f"not JSON ({exc})") from None
+
+
+def task_order(records, manifest: dict | None = None) -> list[str]:
+    """Tasks in suite order (the manifest's), then any others by name."""
+    present = {r["task"] for r in records}
+    listed = [t for t in (manifest or {}).get("tasks", []) if t in present]
+    return listed + sorted(present - set(listed))
+
+
+def by_split(records, split: str, where: Path | str = "--split") -> list[dict]:
+    if split not in SPLITS:
+        raise InputError(where, f"split must be one of {', '.join(SPLITS)}, not {split!r}")
+    chosen = [r for r in records if split == "all" or r["split"] == split]
+    if not chosen:
+        have = sorted({r["split"] for r in records}) or ["none"]
+        raise InputError(where, f"no records in split {split!r} (the dataset has: {', '.join(have)})")
+    return chosen
+
+
+def _rank(seed: int, *keys: str) -> str:
+    return hashlib.sha256("/".join([str(seed), *keys]).encode()).hexdigest()
+
+
+def tiny(records, n: int | None, seed: int) -> list[dict]:
+    """``n`` records per task drawn deterministically from ``seed`` (all of a task with fewer),
+    in id order; the draw depends only on (seed, id), not on how the dataset was written."""
+    if n is None:
+        return list(records)
+    if n < 1:
+        raise InputError("--tiny", f"must be a positive number of questions per task, not {n}")
+    chosen = []
+    for task in sorted({r["task"] for r in records}):
+        mine = sorted((r for r in records if r["task"] == task), key=lambda r: _rank(seed, "tiny", r["id"]))
+        chosen += mine[:n]
+    return sorted(chosen, key=lambda r: r["id"])
+
+
+def few_shot_examples(question: dict, train: list[dict], k: int, seed: int) -> list[dict]:
+    """``k`` worked examples for ``question``: train records of the same task, never of the same
+    structure, drawn deterministically from (seed, question id). Fewer when fewer exist."""
+    if k <= 0:
+        return []
+    pool = [r for r in train if r["task"] == question["task"] and r["structure"] != question["structure"]
+            and r["id"] != question["id"]]
+    pool.sort(key=lambda r: _rank(seed, "shot", question["id"], r["id"]))
+    return pool[:k]
+
+
+def prompt_images(record: dict) -> list[str]:
+    """Every image the prompt refers to, in prompt order: the images, then option images."""
+    opts = [o for o in (record.get("options") or []) if isinstance(o, str) and o.startswith("images/")]
+    return list(record["images"]) + opts
+
+
+def option_texts(record: dict) -> list[str]:
+    """The A–D options as text: the option texts, or 'image N' (1-based in prompt order) for
+    image options; [] for questions without options."""
+    opts = record.get("options") or []
+    if opts and all(isinstance(o, str) and o.startswith("images/") for o in opts):
+        first = len(record["images"]) + 1
+        return [f"image {first + i}" for i in range(len(opts))]
+    return [str(o) for o in opts]

@@ -1,0 +1,133 @@
+"""The ``score`` command: a predictions file against a dataset, as MiSI-Bench's two tables.
+
+Predictions: one ``{"id": ..., "prediction": "..."}`` per line. Rows are tasks in suite
+order, residue–ligand interaction split into its Yes (``/pos``) and No (``/neg``) questions;
+scores are percentages (mean over the row's questions); averages are unweighted means over
+rows, over all rows and over the paper's "Avg." rows (without translation+rotation and
+rotation+rotation). An id of the dataset without a prediction scores 0 and is listed.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ..core.errors import InputError
+from .output import write_json_atomic
+from .records import by_split, load_manifest, load_records, task_order, tiny
+
+
+def load_predictions(path: Path) -> dict[str, str]:
+    """id → prediction text; a malformed line or a repeated id is an InputError naming the line."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(path, "predictions file missing")
+    preds: dict[str, str] = {}
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except ValueError as exc:
+            raise InputError(path, f"line {n}: not JSON ({exc})") from None
+        if not isinstance(obj, dict) or not isinstance(obj.get("id"), str) or "prediction" not in obj:
+            raise InputError(path, f'line {n}: expected {{"id": "...", "prediction": "..."}}')
+        if obj["id"] in preds:
+            raise InputError(path, f"line {n}: id {obj['id']!r} predicted twice")
+        pred = obj["prediction"]
+        preds[obj["id"]] = pred if isinstance(pred, str) else ("" if pred is None else str(pred))
+    return preds
+
+
+def row_order(records, manifest: dict | None = None) -> list[str]:
+    from ..core.tasks.scoring import score_row
+
+    present = {score_row(r) for r in records}
+    rows = []
+    for task in task_order(records, manifest):
+        rows += sorted(r for r in present if r == task or r.startswith(task + "/"))
+    return rows
+
+
+def score_records(records, predictions: dict[str, str], manifest: dict | None = None) -> dict:
+    """The score tables as a dict (the ``--json`` layout)."""
+    from ..core.tasks import score_answer
+    from ..core.tasks.scoring import PAPER_AVERAGE_EXCLUDES, rules_for, score_row
+
+    rows = {name: {"n": 0, "exact": 0.0, "composite": 0.0, "f1": 0.0, "unparsed": 0, "missing": 0,
+                   "hbond": rules_for(name.split("/")[0])[1] == "hbonds"} for name in row_order(records, manifest)}
+    missing = []
+    for rec in records:
+        row = rows[score_row(rec)]
+        row["n"] += 1
+        if rec["id"] not in predictions:
+            missing.append(rec["id"])
+            row["missing"] += 1
+            continue
+        s = score_answer(rec["task"], predictions[rec["id"]], rec)
+        row["exact"] += s["exact"]
+        row["composite"] += s["composite"]
+        row["f1"] += s.get("f1", 0.0)
+        row["unparsed"] += int(s["unparsed"])
+    tasks = {}
+    for name, r in rows.items():
+        out = {"n": r["n"], "exact": _pct(r["exact"], r["n"]), "composite": _pct(r["composite"], r["n"])}
+        if r["hbond"]:
+            out["f1"] = _pct(r["f1"], r["n"])
+        out.update(unparsed=r["unparsed"], missing=r["missing"])
+        tasks[name] = out
+    paper = {k: v for k, v in tasks.items() if k.split("/")[0] not in PAPER_AVERAGE_EXCLUDES}
+    known = {r["id"] for r in records}
+    return {"tasks": tasks, "average": {"all": _average(tasks), "paper": _average(paper)},
+            "missing": sorted(missing), "unknown_ids": sorted(set(predictions) - known)}
+
+
+def _pct(total: float, n: int) -> float:
+    return round(100.0 * total / n, 2) if n else 0.0
+
+
+def _average(rows: dict) -> dict:
+    if not rows:
+        return {"rows": 0, "n": 0, "exact": 0.0, "composite": 0.0, "unparsed": 0}
+    k = len(rows)
+    return {"rows": k, "n": sum(r["n"] for r in rows.values()),
+            "exact": round(sum(r["exact"] for r in rows.values()) / k, 2),
+            "composite": round(sum(r["composite"] for r in rows.values()) / k, 2),
+            "unparsed": sum(r["unparsed"] for r in rows.values())}
+
+
+def format_tables(result: dict, title: str = "") -> str:
+    """Table 1 (composite, with F1 for H-bond rows) and Table 2 (exact match) as Markdown."""
+    t, avg = result["tasks"], result["average"]
+    paper_label = "average, paper (no translation_rotation, rotation_rotation)"
+    lines = [f"Table 1 — composite score (%){' — ' + title if title else ''}", "",
+             "| row | n | composite | F1 | unparsed | missing |", "|---|--:|--:|--:|--:|--:|"]
+    for name, r in t.items():
+        f1 = f"{r['f1']:.2f}" if "f1" in r else ""
+        lines.append(f"| {name} | {r['n']} | {r['composite']:.2f} | {f1} | {r['unparsed']} | {r['missing']} |")
+    for label, a in (("average, all rows", avg["all"]), (paper_label, avg["paper"])):
+        lines.append(f"| {label} | {a['n']} | {a['composite']:.2f} |  | {a['unparsed']} |  |")
+    lines += ["", f"Table 2 — exact match (%){' — ' + title if title else ''}", "",
+              "| row | n | exact |", "|---|--:|--:|"]
+    for name, r in t.items():
+        lines.append(f"| {name} | {r['n']} | {r['exact']:.2f} |")
+    for label, a in (("average, all rows", avg["all"]), (paper_label, avg["paper"])):
+        lines.append(f"| {label} | {a['n']} | {a['exact']:.2f} |")
+    if result["missing"]:
+        shown = ", ".join(result["missing"][:5]) + (" …" if len(result["missing"]) > 5 else "")
+        lines += ["", f"{len(result['missing'])} question(s) without a prediction (scored 0): {shown}"]
+    if result["unknown_ids"]:
+        lines += ["", f"{len(result['unknown_ids'])} prediction id(s) not in the scored questions (ignored)"]
+    return "\n".join(lines)
+
+
+def run_score(dataset: Path, predictions_path: Path, split: str = "test", tiny_n: int | None = None,
+              seed: int | None = None, json_path: Path | None = None) -> dict:
+    manifest = load_manifest(dataset)
+    seed = manifest.get("seed", 0) if seed is None else seed
+    records = tiny(by_split(load_records(dataset), split), tiny_n, seed)
+    result = score_records(records, load_predictions(predictions_path), manifest)
+    result.update(dataset=str(dataset), predictions=str(predictions_path), split=split,
+                  tiny=tiny_n, seed=seed)
+    if json_path is not None:
+        write_json_atomic(Path(json_path), result, indent=1)
+    return result

@@ -1,0 +1,340 @@
+"""Using a generated dataset: score, baselines, exports (HF datasets, ShareGPT, lmms-eval),
+the HTML report in a real headless Chromium, and the dataset card."""
+import json
+import os
+import re
+import shutil
+import subprocess
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from misigen.core.style import REPO_ROOT, load_style
+from misigen.core.tasks.predictions import read_prediction
+from misigen.core.tasks.scoring import ANSWER_KIND, score_row
+from misigen.pipeline.generate import run_generate
+
+SUITE = REPO_ROOT / "task_specs" / "misi_bench.yaml"
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _records(out):
+    return [json.loads(l) for l in (Path(out) / "annotations.jsonl").read_text().splitlines()]
+
+
+def _write_predictions(path, pairs):
+    path.write_text("".join(json.dumps({"id": i, "prediction": p}) + "\n" for i, p in pairs))
+    return path
+
+
+@pytest.fixture(scope="module")
+def planned(tmp_path_factory, examples):
+    """Every task, both examples, test split, no images (fast)."""
+    out = tmp_path_factory.mktemp("planned")
+    style = load_style("misi_bench", {"render": {"resolution": [256, 256], "samples": 1, "denoise": False}})
+    run_generate(SUITE, [examples], out, style, split="test", seed=5, render=False, progress=False)
+    return out
+
+
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory, examples):
+    """A small rendered dataset with both splits: BRD4 in train (the few-shot pool), 1HVI in
+    test; 128² at 1 sample, a handful of tasks covering every answer kind and option kind."""
+    out = tmp_path_factory.mktemp("rendered")
+    style = load_style("misi_bench", {"render": {"resolution": [128, 128], "samples": 1, "denoise": False}})
+    run_generate(SUITE, [examples / "wagner_brd4"], out, style, split="train", seed=11, device="cpu",
+                 task_names=["residue_ligand_interaction", "pocket_ligand_interaction"], progress=False)
+    run_generate(SUITE, [examples / "1hvi.pdb"], out, style, split="test", seed=11, device="cpu",
+                 task_names=["translation", "residue_ligand_interaction", "rotation_rotation", "interaction_location",
+                             "pocket_ligand_interaction"], progress=False)
+    recs = _records(out)
+    assert {r["split"] for r in recs} == {"train", "test"}
+    return out
+
+
+# ------------------------------------------------------------------ score
+def test_score_perfect_empty_and_missing(planned, cli, tmp_path):
+    recs = _records(planned)
+    perfect = _write_predictions(tmp_path / "perfect.jsonl", [(r["id"], r["answer"]) for r in recs])
+    res = cli("score", "--dataset", planned, "--predictions", perfect, "--json", tmp_path / "p.json")
+    assert res.returncode == 0, res.stderr
+    assert "Table 1" in res.stdout and "Table 2" in res.stdout
+    s = json.loads((tmp_path / "p.json").read_text())
+    rows = {score_row(r) for r in recs}
+    assert set(s["tasks"]) == rows and {"residue_ligand_interaction/pos", "residue_ligand_interaction/neg"} <= rows
+    for name, row in s["tasks"].items():
+        assert row["composite"] == 100.0 and row["exact"] == 100.0 and row["unparsed"] == 0, name
+        assert row["n"] == sum(score_row(r) == name for r in recs)
+        assert ("f1" in row) == (ANSWER_KIND[name.split("/")[0]] in ("residue", "pocket"))
+    assert s["average"]["all"]["composite"] == 100.0 and s["average"]["paper"]["exact"] == 100.0
+    assert s["average"]["all"]["rows"] == len(rows) and s["average"]["paper"]["rows"] == len(rows) - 2
+
+    empty = _write_predictions(tmp_path / "empty.jsonl", [(r["id"], "") for r in recs])
+    s = _score(cli, planned, empty, tmp_path)
+    for name, row in s["tasks"].items():
+        assert row["composite"] == 0.0 and row["exact"] == 0.0 and row["unparsed"] == row["n"], name
+
+    # Half the ids missing: those score 0 and are listed; the rest stay perfect.
+    kept = recs[::2]
+    half = _write_predictions(tmp_path / "half.jsonl", [(r["id"], r["answer"]) for r in kept] + [("nope", "A")])
+    s = _score(cli, planned, half, tmp_path)
+    assert s["missing"] == sorted(r["id"] for r in recs[1::2]) and s["unknown_ids"] == ["nope"]
+    for name, row in s["tasks"].items():
+        n_kept = sum(score_row(r) == name for r in kept)
+        assert row["missing"] == row["n"] - n_kept
+        assert row["composite"] == pytest.approx(round(100 * n_kept / row["n"], 2))
+
+
+def _score(cli, dataset, preds, tmp_path):
+    res = cli("score", "--dataset", dataset, "--predictions", preds, "--json", tmp_path / "s.json")
+    assert res.returncode == 0, res.stderr
+    return json.loads((tmp_path / "s.json").read_text())
+
+
+def test_score_averages_rows_and_partial_credit(planned, cli, tmp_path):
+    """Translation answered with the opposite sign: each question scores 1 − 2|d|/8; the row is
+    their mean, and the averages are unweighted means over rows (the paper's 'Avg.' without
+    translation_rotation and rotation_rotation)."""
+    recs = _records(planned)
+    preds = []
+    for r in recs:
+        if r["task"] == "translation":
+            verb, axis, value = r["answer"].split()
+            preds.append((r["id"], f"{verb} {axis} {-float(value):g}"))
+        else:
+            preds.append((r["id"], r["answer"]))
+    s = _score(cli, planned, _write_predictions(tmp_path / "p.jsonl", preds), tmp_path)
+    trans = [r for r in recs if r["task"] == "translation"]
+    expected = 100 * sum(1 - 2 * abs(float(r["answer"].split()[2])) / 8 for r in trans) / len(trans)
+    assert s["tasks"]["translation"]["composite"] == pytest.approx(expected, abs=0.01)
+    assert s["tasks"]["translation"]["exact"] == 0.0
+    rows = s["tasks"]
+    assert s["average"]["all"]["composite"] == pytest.approx(sum(r["composite"] for r in rows.values()) / len(rows), abs=0.01)
+    paper = [r for k, r in rows.items() if k not in ("translation_rotation", "rotation_rotation")]
+    assert s["average"]["paper"]["composite"] == pytest.approx(sum(r["composite"] for r in paper) / len(paper), abs=0.01)
+
+
+def test_score_bad_predictions_file(planned, cli, tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "a", "prediction": "A"}\nnot json\n')
+    res = cli("score", "--dataset", planned, "--predictions", bad)
+    assert res.returncode == 2 and "bad.jsonl" in res.stderr and "line 2" in res.stderr
+    bad.write_text('{"id": "a", "prediction": "A"}\n{"id": "a", "prediction": "B"}\n')
+    res = cli("score", "--dataset", planned, "--predictions", bad)
+    assert res.returncode == 2 and "predicted twice" in res.stderr
+    res = cli("score", "--dataset", planned, "--predictions", bad, "--split", "train")
+    assert res.returncode == 2 and "no records in split 'train'" in res.stderr
+
+
+# ------------------------------------------------------------------ baselines
+def test_random_baseline_is_deterministic_and_well_formed(rendered, planned, cli, tmp_path):
+    for dataset in (planned, rendered):
+        a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+        for p in (a, b):
+            res = cli("baseline", "--kind", "random", "--dataset", dataset, "--out", p, "--split", "all")
+            assert res.returncode == 0, res.stderr
+        assert a.read_bytes() == b.read_bytes()
+        recs = {r["id"]: r for r in _records(dataset)}
+        preds = [json.loads(l) for l in a.read_text().splitlines()]
+        assert [p["id"] for p in preds] == sorted(recs)
+        for p in preds:
+            r = recs[p["id"]]
+            assert read_prediction(ANSWER_KIND[r["task"]], p["prediction"]) is not None, p   # in the answer space
+        s = _score(cli, dataset, a, tmp_path)
+        assert all(row["unparsed"] == 0 and row["missing"] == 0 for row in s["tasks"].values())
+        assert s["average"]["all"]["composite"] < 60        # a floor, not a solver
+    # With sidecars the H-bond guesses name atoms that are shown in the question's images.
+    recs = {r["id"]: r for r in _records(rendered)}
+    named = [json.loads(l) for l in a.read_text().splitlines()
+             if recs[json.loads(l)["id"]]["task"] == "pocket_ligand_interaction"]
+    for p in named:
+        if p["prediction"] != "No":
+            side = json.loads((rendered / recs[p["id"]]["images"][0]).with_suffix(".json").read_text())
+            names = {a["name"] for a in side["atoms"]}
+            for bond in p["prediction"].split("; "):
+                assert bond.split(", ")[1] in names and bond.split()[2] in names
+
+
+def test_majority_baseline(rendered, cli, tmp_path):
+    out = tmp_path / "maj.jsonl"
+    res = cli("baseline", "--kind", "majority", "--dataset", rendered, "--out", out)
+    assert res.returncode == 0, res.stderr
+    recs = _records(rendered)
+    preds = {json.loads(l)["id"]: json.loads(l)["prediction"] for l in out.read_text().splitlines()}
+    assert set(preds) == {r["id"] for r in recs if r["split"] == "test"}
+    for task in {r["task"] for r in recs}:
+        train = Counter(r["answer"] for r in recs if r["task"] == task and r["split"] == "train")
+        test_ids = [r["id"] for r in recs if r["task"] == task and r["split"] == "test"]
+        if train:
+            best = min(train.items(), key=lambda kv: (-kv[1], kv[0]))[0]
+            assert {preds[i] for i in test_ids} == {best}
+        else:
+            assert f"{task}: no train records" in res.stderr
+
+
+# ------------------------------------------------------------------ exports
+def test_hf_export_loads_with_datasets(rendered, cli, tmp_path):
+    datasets = pytest.importorskip("datasets", reason="the 'test' extra installs datasets")
+    out = tmp_path / "hf"
+    res = cli("export", "--dataset", rendered, "--format", "hf", "--out", out, "--few-shot", "2")
+    assert res.returncode == 0, res.stderr
+    assert not list(out.rglob("*.png")) or all(p.is_symlink() or any(q.is_symlink() for q in p.parents)
+                                                for p in out.rglob("*.png"))          # linked, not copied
+    ds = datasets.load_dataset(str(out), cache_dir=str(tmp_path / "cache"))
+    recs = {r["id"]: r for r in _records(rendered)}
+    assert set(ds) == {"train", "test"}
+    assert {s: len(ds[s]) for s in ds} == dict(Counter(r["split"] for r in recs.values()))
+    assert isinstance(ds["test"].features["images"].feature, datasets.Image)
+    for row in ds["test"]:
+        rec = recs[row["id"]]
+        n_opt = len([o for o in rec["options"] or [] if str(o).startswith("images/")])
+        assert len(row["images"]) == len(rec["images"]) + n_opt
+        assert all(im.size == (128, 128) for im in row["images"])
+        assert row["answer"] == rec["answer"] and row["question"] == rec["question"]
+        assert json.loads(row["program"]) == rec["program"] and row["row"] == score_row(rec)
+        if n_opt:
+            assert row["options"] == [f"image {len(rec['images']) + k}" for k in range(1, 5)]
+        for ex in row["few_shot"]:
+            assert recs[ex["id"]]["split"] == "train" and recs[ex["id"]]["task"] == rec["task"]
+            assert recs[ex["id"]]["structure"] != rec["structure"] and len(ex["images"]) == len(recs[ex["id"]]["images"])
+    assert any(row["few_shot"] for row in ds["test"])
+    card = (out / "README.md").read_text()
+    assert card.startswith("---\nconfigs:") and "`images`" in card and "few_shot" in card
+
+
+def test_sharegpt_export(rendered, cli, tmp_path):
+    out = tmp_path / "sg"
+    res = cli("export", "--dataset", rendered, "--format", "sharegpt", "--out", out, "--split", "all",
+              "--few-shot", "1", "--tiny", "2")
+    assert res.returncode == 0, res.stderr
+    assert "got fewer than 1 worked examples" in res.stderr                 # translation has no train pool
+    info = json.loads((out / "dataset_info.json").read_text())
+    assert set(info) == {"misigen_train", "misigen_test"}
+    assert info["misigen_test"]["formatting"] == "sharegpt" and info["misigen_test"]["columns"]["images"] == "images"
+    recs = {r["id"]: r for r in _records(rendered)}
+    per_task = Counter()
+    for split in ("train", "test"):
+        for line in (out / info[f"misigen_{split}"]["file_name"]).read_text().splitlines():
+            conv = json.loads(line)
+            rec = recs[conv["id"]]
+            per_task[rec["task"]] += 1
+            msgs = conv["messages"]
+            assert [m["role"] for m in msgs] == ["user", "assistant"] * (len(msgs) // 2)
+            assert msgs[-1]["content"] == rec["answer"] and msgs[-2]["content"].endswith(rec["question"])
+            assert sum(m["content"].count("<image>") for m in msgs) == len(conv["images"])
+            assert all((out / p).is_file() for p in conv["images"])
+            if len(msgs) == 4:                                              # one worked example
+                assert "<image>" in msgs[0]["content"] and msgs[1]["content"] != ""
+    assert all(n <= 2 for n in per_task.values()) and per_task                # --tiny 2 per task
+    # Same inputs, same export, byte for byte.
+    again = tmp_path / "sg2"
+    cli("export", "--dataset", rendered, "--format", "sharegpt", "--out", again, "--split", "all",
+        "--few-shot", "1", "--tiny", "2")
+    for name in ("misigen_train.jsonl", "misigen_test.jsonl"):
+        assert (out / name).read_bytes() == (again / name).read_bytes()
+
+
+def _harness_python():
+    env = os.environ.get("MISIGEN_HARNESS_PYTHON")
+    if env:
+        return env
+    cand = ROOT / ".venv-harness" / "bin" / "python"
+    return str(cand) if cand.exists() else None
+
+
+def test_lmms_eval_export_runs_in_the_harness(rendered, cli, tmp_path):
+    """The task folder, loaded by lmms-eval's own TaskManager and run by its evaluator with a
+    model that replays a predictions file, gives the same scores as `misigen score`."""
+    out = tmp_path / "lmms"
+    res = cli("export", "--dataset", rendered, "--format", "lmms-eval", "--out", out, "--few-shot", "1")
+    assert res.returncode == 0, res.stderr
+    rows = sorted({score_row(r) for r in _records(rendered) if r["split"] == "test"})
+    assert sorted(p.stem for p in out.glob("misigen_*.yaml")) == sorted(
+        ["misigen_paper"] + ["misigen_" + r.replace("/", "_") for r in rows])
+    assert (out / "utils.py").is_file() and (out / "images").is_symlink()
+    preds = tmp_path / "random.jsonl"
+    assert cli("baseline", "--kind", "random", "--dataset", rendered, "--out", preds).returncode == 0
+    expected = _score(cli, rendered, preds, tmp_path)
+    python = _harness_python()
+    if python is None:
+        pytest.skip("no lmms-eval environment: .ci/run builds .venv-harness (or set MISIGEN_HARNESS_PYTHON)")
+    env = dict(os.environ, HF_HOME=str(tmp_path / "hf"), HF_DATASETS_CACHE=str(tmp_path / "hf" / "datasets"))
+    run = subprocess.run([python, str(ROOT / "tests" / "harness_lmms_eval.py"), str(out), str(preds)],
+                         capture_output=True, text=True, timeout=900, env=env)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    got = json.loads(run.stdout.strip().splitlines()[-1])
+    for row in rows:
+        name = "misigen_" + row.replace("/", "_")
+        assert got[name]["composite"] * 100 == pytest.approx(expected["tasks"][row]["composite"], abs=0.01)
+        assert got[name]["exact"] * 100 == pytest.approx(expected["tasks"][row]["exact"], abs=0.01)
+    assert got["misigen"]["composite"] * 100 == pytest.approx(expected["average"]["all"]["composite"], abs=0.01)
+    assert got["misigen_paper"]["exact"] * 100 == pytest.approx(expected["average"]["paper"]["exact"], abs=0.01)
+    assert got["_images_per_request_ok"] is True
+
+
+def test_export_refuses_bad_requests(rendered, cli, tmp_path):
+    res = cli("export", "--dataset", rendered, "--format", "hf", "--out", rendered / "inside")
+    assert res.returncode == 2 and "outside the dataset folder" in res.stderr
+    res = cli("export", "--dataset", rendered, "--format", "sharegpt", "--out", tmp_path / "x", "--tiny", "0")
+    assert res.returncode == 2 and "--tiny" in res.stderr
+
+
+# ------------------------------------------------------------------ report in a real browser
+def _chromium():
+    for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
+        if shutil.which(name):
+            return shutil.which(name)
+    return None
+
+
+def _loaded_images(browser, page: Path) -> tuple[int, int]:
+    run = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=20000",
+                          "--dump-dom", page.resolve().as_uri()], capture_output=True, text=True, timeout=180)
+    body = re.search(r"<body[^>]*>", run.stdout)
+    assert body, run.stderr[-2000:]
+    ok = re.search(r'data-images-ok="(\d+)"', body.group(0))
+    broken = re.search(r'data-images-broken="(\d+)"', body.group(0))
+    assert ok and broken, f"the page's image check did not run: {body.group(0)}"
+    return int(ok.group(1)), int(broken.group(1))
+
+
+def test_report_opens_with_every_image_in_chromium(rendered, cli, tmp_path):
+    scores = tmp_path / "random.json"
+    preds = tmp_path / "random.jsonl"
+    cli("baseline", "--kind", "random", "--dataset", rendered, "--out", preds)
+    cli("score", "--dataset", rendered, "--predictions", preds, "--json", scores)
+    res = cli("report", rendered, "--scores", scores)
+    assert res.returncode == 0, res.stderr
+    page = rendered / "report.html"
+    text = page.read_text()
+    n_img = len(re.findall(r"<img ", text))
+    recs = _records(rendered)
+    for task in {r["task"] for r in recs}:
+        assert f"id='{task}'" in text
+    assert "<svg" in text and "Failures" in text and "random" in text and "composite %" in text
+    assert n_img >= 20 and "images/" in text and not list(rendered.glob("report_files"))
+    browser = _chromium()
+    if browser is None:
+        pytest.skip("no chromium binary (apt-get install chromium; .ci/run installs it)")
+    assert _loaded_images(browser, page) == (n_img, 0)
+    # The check can fail: with one image gone, the browser reports it.
+    copy = tmp_path / "copy"
+    shutil.copytree(rendered, copy)
+    first = re.search(r"src='(images/[^']+)'", text).group(1)
+    (copy / first).unlink()
+    assert _loaded_images(browser, copy / "report.html")[1] >= 1
+
+
+# ------------------------------------------------------------------ dataset card
+def test_generate_writes_a_dataset_card(rendered, planned):
+    card = (rendered / "README.md").read_text()
+    manifest = json.loads((rendered / "manifest.json").read_text())
+    assert card.startswith("# misigen dataset")
+    assert manifest["blender"] and manifest["blender"] in card and "root seed: 11" in card
+    assert "1hvi" in card and "1hvi.pdb" in card
+    # The licence and provenance notes beside the inputs are quoted.
+    assert "SOURCES.md" in card and "LICENSE-MIT-fep-benchmark.txt" in card and "CC0" in card
+    assert "| residue_ligand_interaction |" in card
+    plan_card = (planned / "README.md").read_text()
+    assert "not used (plan only)" in plan_card and "wagner_brd4" in plan_card
