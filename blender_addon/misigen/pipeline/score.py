@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 
 from ..core.errors import InputError
-from .output import write_json_atomic
+from .output import write_text_atomic
 from .records import by_split, load_manifest, load_records, task_order, tiny
 
 
@@ -44,7 +44,8 @@ def row_order(records, manifest: dict | None = None) -> list[str]:
     present = {score_row(r) for r in records}
     rows = []
     for task in task_order(records, manifest):
-        rows += sorted(r for r in present if r == task or r.startswith(task + "/"))
+        # the task itself, or its split rows with Yes ('pos') before No ('neg'), as the paper
+        rows += sorted((r for r in present if r == task or r.startswith(task + "/")), key=lambda r: (r.endswith("/neg"), r))
     return rows
 
 
@@ -128,6 +129,6 @@ def run_score(dataset: Path, predictions_path: Path, split: str = "test", tiny_n
     result = score_records(records, load_predictions(predictions_path), manifest)
     result.update(dataset=str(dataset), predictions=str(predictions_path), split=split,
                   tiny=tiny_n, seed=seed)
-    if json_path is not None:
-        write_json_atomic(Path(json_path), result, indent=1)
+    if json_path is not None:       # rows keep table order (no key sorting)
+        write_text_atomic(Path(json_path), json.dumps(result, indent=1, ensure_ascii=False) + "\n")
     return result
