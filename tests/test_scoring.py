@@ -206,3 +206,25 @@ def test_every_stated_answer_scores_exact_one(tmp_path):
         assert s["exact"] == 1 and s["composite"] == 1.0 and not s["unparsed"], (r["id"], s)
         e = score_answer(r["task"], "", r)
         assert e["exact"] == 0 and e["composite"] == 0.0, (r["id"], e)
+
+
+def test_validate_wants_canonical_answers(tmp_path):
+    """Scoring reads predictions leniently; a dataset's own answers must still be canonical."""
+    import json
+
+    from misigen.core.style import REPO_ROOT, load_style
+    from misigen.pipeline.generate import run_generate
+    from misigen.pipeline.validate import validate_dataset
+
+    style = load_style("misi_bench", {"render": {"resolution": [256, 256], "samples": 1, "denoise": False}})
+    run_generate(REPO_ROOT / "task_specs" / "misi_bench.yaml", [REPO_ROOT / "scenes" / "examples" / "wagner_brd4"],
+                 tmp_path, style, split="test", seed=5, task_names=["translation"], render=False, progress=False)
+    path = tmp_path / "annotations.jsonl"
+    lines = path.read_text().splitlines()
+    rec = json.loads(lines[0])
+    rec["answer"] = rec["answer"].replace(" ", "  ")                # reads as the right answer ...
+    lines[0] = json.dumps(rec)
+    path.write_text("\n".join(lines) + "\n")
+    problems = [p for p in validate_dataset(tmp_path) if "image missing" not in p]   # plan only: no images
+    assert len(problems) == 1 and "annotations.jsonl:1" in problems[0]
+    assert "not in canonical form" in problems[0]                   # ... but is not written as one

@@ -59,6 +59,8 @@ def validate_dataset(out: Path) -> list[str]:
             score = score_answer(rec["task"], rec["answer"], rec)
             if score.get("exact") != 1:
                 problems.append(f"{where}: the stated answer does not score as correct ({score})")
+            elif score.get("prediction") not in (None, rec["answer"]):   # scoring reads leniently; answers are canonical
+                problems.append(f"{where}: answer {rec['answer']!r} is not in canonical form {score['prediction']!r}")
         except Exception as exc:  # noqa: BLE001 - any parse failure is a defect to report
             problems.append(f"{where}: answer does not parse ({type(exc).__name__}: {exc})")
     if ids != sorted(ids):
