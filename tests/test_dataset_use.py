@@ -19,6 +19,20 @@ SUITE = REPO_ROOT / "task_specs" / "misi_bench.yaml"
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.fixture
+def run(capsys):
+    """A command run in this process (as the CLI, without ~2 s of interpreter start-up per call)."""
+    from types import SimpleNamespace
+
+    from misigen.pipeline.cli import main
+
+    def _run(*args):
+        code = main([str(a) for a in args])
+        cap = capsys.readouterr()
+        return SimpleNamespace(returncode=code, stdout=cap.out, stderr=cap.err)
+    return _run
+
+
 def _records(out):
     return [json.loads(l) for l in (Path(out) / "annotations.jsonl").read_text().splitlines()]
 
@@ -54,10 +68,10 @@ def rendered(tmp_path_factory, examples):
 
 
 # ------------------------------------------------------------------ score
-def test_score_perfect_empty_and_missing(planned, cli, tmp_path):
+def test_score_perfect_empty_and_missing(planned, cli, run, tmp_path):
     recs = _records(planned)
     perfect = _write_predictions(tmp_path / "perfect.jsonl", [(r["id"], r["answer"]) for r in recs])
-    res = cli("score", "--dataset", planned, "--predictions", perfect, "--json", tmp_path / "p.json")
+    res = cli("score", "--dataset", planned, "--predictions", perfect, "--json", tmp_path / "p.json")  # the real entry point
     assert res.returncode == 0, res.stderr
     assert "Table 1" in res.stdout and "Table 2" in res.stdout
     s = json.loads((tmp_path / "p.json").read_text())
@@ -71,14 +85,14 @@ def test_score_perfect_empty_and_missing(planned, cli, tmp_path):
     assert s["average"]["all"]["rows"] == len(rows) and s["average"]["paper"]["rows"] == len(rows) - 2
 
     empty = _write_predictions(tmp_path / "empty.jsonl", [(r["id"], "") for r in recs])
-    s = _score(cli, planned, empty, tmp_path)
+    s = _score(run, planned, empty, tmp_path)
     for name, row in s["tasks"].items():
         assert row["composite"] == 0.0 and row["exact"] == 0.0 and row["unparsed"] == row["n"], name
 
     # Half the ids missing: those score 0 and are listed; the rest stay perfect.
     kept = recs[::2]
     half = _write_predictions(tmp_path / "half.jsonl", [(r["id"], r["answer"]) for r in kept] + [("nope", "A")])
-    s = _score(cli, planned, half, tmp_path)
+    s = _score(run, planned, half, tmp_path)
     assert s["missing"] == sorted(r["id"] for r in recs[1::2]) and s["unknown_ids"] == ["nope"]
     for name, row in s["tasks"].items():
         n_kept = sum(score_row(r) == name for r in kept)
@@ -86,13 +100,13 @@ def test_score_perfect_empty_and_missing(planned, cli, tmp_path):
         assert row["composite"] == pytest.approx(round(100 * n_kept / row["n"], 2))
 
 
-def _score(cli, dataset, preds, tmp_path):
-    res = cli("score", "--dataset", dataset, "--predictions", preds, "--json", tmp_path / "s.json")
+def _score(run, dataset, preds, tmp_path):
+    res = run("score", "--dataset", dataset, "--predictions", preds, "--json", tmp_path / "s.json")
     assert res.returncode == 0, res.stderr
     return json.loads((tmp_path / "s.json").read_text())
 
 
-def test_score_averages_rows_and_partial_credit(planned, cli, tmp_path):
+def test_score_averages_rows_and_partial_credit(planned, run, tmp_path):
     """Translation answered with the opposite sign: each question scores 1 − 2|d|/8; the row is
     their mean, and the averages are unweighted means over rows (the paper's 'Avg.' without
     translation_rotation and rotation_rotation)."""
@@ -104,7 +118,7 @@ def test_score_averages_rows_and_partial_credit(planned, cli, tmp_path):
             preds.append((r["id"], f"{verb} {axis} {-float(value):g}"))
         else:
             preds.append((r["id"], r["answer"]))
-    s = _score(cli, planned, _write_predictions(tmp_path / "p.jsonl", preds), tmp_path)
+    s = _score(run, planned, _write_predictions(tmp_path / "p.jsonl", preds), tmp_path)
     trans = [r for r in recs if r["task"] == "translation"]
     expected = 100 * sum(1 - 2 * abs(float(r["answer"].split()[2])) / 8 for r in trans) / len(trans)
     assert s["tasks"]["translation"]["composite"] == pytest.approx(expected, abs=0.01)
@@ -115,24 +129,24 @@ def test_score_averages_rows_and_partial_credit(planned, cli, tmp_path):
     assert s["average"]["paper"]["composite"] == pytest.approx(sum(r["composite"] for r in paper) / len(paper), abs=0.01)
 
 
-def test_score_bad_predictions_file(planned, cli, tmp_path):
+def test_score_bad_predictions_file(planned, run, tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"id": "a", "prediction": "A"}\nnot json\n')
-    res = cli("score", "--dataset", planned, "--predictions", bad)
+    res = run("score", "--dataset", planned, "--predictions", bad)
     assert res.returncode == 2 and "bad.jsonl" in res.stderr and "line 2" in res.stderr
     bad.write_text('{"id": "a", "prediction": "A"}\n{"id": "a", "prediction": "B"}\n')
-    res = cli("score", "--dataset", planned, "--predictions", bad)
+    res = run("score", "--dataset", planned, "--predictions", bad)
     assert res.returncode == 2 and "predicted twice" in res.stderr
-    res = cli("score", "--dataset", planned, "--predictions", bad, "--split", "train")
+    res = run("score", "--dataset", planned, "--predictions", bad, "--split", "train")
     assert res.returncode == 2 and "no records in split 'train'" in res.stderr
 
 
 # ------------------------------------------------------------------ baselines
-def test_random_baseline_is_deterministic_and_well_formed(rendered, planned, cli, tmp_path):
+def test_random_baseline_is_deterministic_and_well_formed(rendered, planned, run, tmp_path):
     for dataset in (planned, rendered):
         a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
         for p in (a, b):
-            res = cli("baseline", "--kind", "random", "--dataset", dataset, "--out", p, "--split", "all")
+            res = run("baseline", "--kind", "random", "--dataset", dataset, "--out", p, "--split", "all")
             assert res.returncode == 0, res.stderr
         assert a.read_bytes() == b.read_bytes()
         recs = {r["id"]: r for r in _records(dataset)}
@@ -141,7 +155,7 @@ def test_random_baseline_is_deterministic_and_well_formed(rendered, planned, cli
         for p in preds:
             r = recs[p["id"]]
             assert read_prediction(ANSWER_KIND[r["task"]], p["prediction"]) is not None, p   # in the answer space
-        s = _score(cli, dataset, a, tmp_path)
+        s = _score(run, dataset, a, tmp_path)
         assert all(row["unparsed"] == 0 and row["missing"] == 0 for row in s["tasks"].values())
         assert s["average"]["all"]["composite"] < 60        # a floor, not a solver
     # With sidecars the H-bond guesses name atoms that are shown in the question's images.
@@ -156,9 +170,9 @@ def test_random_baseline_is_deterministic_and_well_formed(rendered, planned, cli
                 assert bond.split(", ")[1] in names and bond.split()[2] in names
 
 
-def test_majority_baseline(rendered, cli, tmp_path):
+def test_majority_baseline(rendered, run, tmp_path):
     out = tmp_path / "maj.jsonl"
-    res = cli("baseline", "--kind", "majority", "--dataset", rendered, "--out", out)
+    res = run("baseline", "--kind", "majority", "--dataset", rendered, "--out", out)
     assert res.returncode == 0, res.stderr
     recs = _records(rendered)
     preds = {json.loads(l)["id"]: json.loads(l)["prediction"] for l in out.read_text().splitlines()}
@@ -174,10 +188,10 @@ def test_majority_baseline(rendered, cli, tmp_path):
 
 
 # ------------------------------------------------------------------ exports
-def test_hf_export_loads_with_datasets(rendered, cli, tmp_path):
+def test_hf_export_loads_with_datasets(rendered, run, tmp_path):
     datasets = pytest.importorskip("datasets", reason="the 'test' extra installs datasets")
     out = tmp_path / "hf"
-    res = cli("export", "--dataset", rendered, "--format", "hf", "--out", out, "--few-shot", "2")
+    res = run("export", "--dataset", rendered, "--format", "hf", "--out", out, "--few-shot", "2")
     assert res.returncode == 0, res.stderr
     assert not list(out.rglob("*.png")) or all(p.is_symlink() or any(q.is_symlink() for q in p.parents)
                                                 for p in out.rglob("*.png"))          # linked, not copied
@@ -203,9 +217,9 @@ def test_hf_export_loads_with_datasets(rendered, cli, tmp_path):
     assert card.startswith("---\nconfigs:") and "`images`" in card and "few_shot" in card
 
 
-def test_sharegpt_export(rendered, cli, tmp_path):
+def test_sharegpt_export(rendered, run, tmp_path):
     out = tmp_path / "sg"
-    res = cli("export", "--dataset", rendered, "--format", "sharegpt", "--out", out, "--split", "all",
+    res = run("export", "--dataset", rendered, "--format", "sharegpt", "--out", out, "--split", "all",
               "--few-shot", "1", "--tiny", "2")
     assert res.returncode == 0, res.stderr
     assert "got fewer than 1 worked examples" in res.stderr                 # translation has no train pool
@@ -229,7 +243,7 @@ def test_sharegpt_export(rendered, cli, tmp_path):
     assert all(n <= 2 for n in per_task.values()) and per_task                # --tiny 2 per task
     # Same inputs, same export, byte for byte.
     again = tmp_path / "sg2"
-    cli("export", "--dataset", rendered, "--format", "sharegpt", "--out", again, "--split", "all",
+    run("export", "--dataset", rendered, "--format", "sharegpt", "--out", again, "--split", "all",
         "--few-shot", "1", "--tiny", "2")
     for name in ("misigen_train.jsonl", "misigen_test.jsonl"):
         assert (out / name).read_bytes() == (again / name).read_bytes()
@@ -243,19 +257,19 @@ def _harness_python():
     return str(cand) if cand.exists() else None
 
 
-def test_lmms_eval_export_runs_in_the_harness(rendered, cli, tmp_path):
+def test_lmms_eval_export_runs_in_the_harness(rendered, run, tmp_path):
     """The task folder, loaded by lmms-eval's own TaskManager and run by its evaluator with a
     model that replays a predictions file, gives the same scores as `misigen score`."""
     out = tmp_path / "lmms"
-    res = cli("export", "--dataset", rendered, "--format", "lmms-eval", "--out", out, "--few-shot", "1")
+    res = run("export", "--dataset", rendered, "--format", "lmms-eval", "--out", out, "--few-shot", "1")
     assert res.returncode == 0, res.stderr
     rows = sorted({score_row(r) for r in _records(rendered) if r["split"] == "test"})
     assert sorted(p.stem for p in out.glob("misigen_*.yaml")) == sorted(
         ["misigen_paper"] + ["misigen_" + r.replace("/", "_") for r in rows])
     assert (out / "utils.py").is_file() and (out / "images").is_symlink()
     preds = tmp_path / "random.jsonl"
-    assert cli("baseline", "--kind", "random", "--dataset", rendered, "--out", preds).returncode == 0
-    expected = _score(cli, rendered, preds, tmp_path)
+    assert run("baseline", "--kind", "random", "--dataset", rendered, "--out", preds).returncode == 0
+    expected = _score(run, rendered, preds, tmp_path)
     python = _harness_python()
     if python is None:
         pytest.skip("no lmms-eval environment: .ci/run builds .venv-harness (or set MISIGEN_HARNESS_PYTHON)")
@@ -273,10 +287,10 @@ def test_lmms_eval_export_runs_in_the_harness(rendered, cli, tmp_path):
     assert got["_images_per_request_ok"] is True
 
 
-def test_export_refuses_bad_requests(rendered, cli, tmp_path):
-    res = cli("export", "--dataset", rendered, "--format", "hf", "--out", rendered / "inside")
+def test_export_refuses_bad_requests(rendered, run, tmp_path):
+    res = run("export", "--dataset", rendered, "--format", "hf", "--out", rendered / "inside")
     assert res.returncode == 2 and "outside the dataset folder" in res.stderr
-    res = cli("export", "--dataset", rendered, "--format", "sharegpt", "--out", tmp_path / "x", "--tiny", "0")
+    res = run("export", "--dataset", rendered, "--format", "sharegpt", "--out", tmp_path / "x", "--tiny", "0")
     assert res.returncode == 2 and "--tiny" in res.stderr
 
 
@@ -299,12 +313,12 @@ def _loaded_images(browser, page: Path) -> tuple[int, int]:
     return int(ok.group(1)), int(broken.group(1))
 
 
-def test_report_opens_with_every_image_in_chromium(rendered, cli, tmp_path):
+def test_report_opens_with_every_image_in_chromium(rendered, run, tmp_path):
     scores = tmp_path / "random.json"
     preds = tmp_path / "random.jsonl"
-    cli("baseline", "--kind", "random", "--dataset", rendered, "--out", preds)
-    cli("score", "--dataset", rendered, "--predictions", preds, "--json", scores)
-    res = cli("report", rendered, "--scores", scores)
+    run("baseline", "--kind", "random", "--dataset", rendered, "--out", preds)
+    run("score", "--dataset", rendered, "--predictions", preds, "--json", scores)
+    res = run("report", rendered, "--scores", scores)
     assert res.returncode == 0, res.stderr
     page = rendered / "report.html"
     text = page.read_text()

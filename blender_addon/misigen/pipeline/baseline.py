@@ -15,6 +15,7 @@
 """
 from __future__ import annotations
 
+import functools
 import json
 import math
 import random
@@ -108,13 +109,17 @@ def _random_pairs(protein: list, ligand: list, k: int, rng: random.Random) -> li
 
 
 def _polar_atoms(dataset: Path, rec: dict) -> tuple[list, list]:
-    """N and O atoms shown in the question's first image (from its sidecar), as hashable rows."""
-    side = (dataset / rec["images"][0]).with_suffix(".json") if rec["images"] else None
-    if side is None or not side.is_file():
+    """N and O atoms shown in the question's first image (from its sidecar), as rows."""
+    if not rec["images"]:
         return [], []
+    return _polar_atoms_of(str((dataset / rec["images"][0]).with_suffix(".json")))
+
+
+@functools.lru_cache(maxsize=256)      # questions of one structure share their views
+def _polar_atoms_of(sidecar: str) -> tuple[list, list]:
     try:
-        atoms = json.loads(side.read_text(encoding="utf-8"))["atoms"]
-    except (ValueError, KeyError):
+        atoms = json.loads(Path(sidecar).read_text(encoding="utf-8"))["atoms"]
+    except (OSError, ValueError, KeyError):
         return [], []
     rows = sorted({(bool(a["ligand"]), a["chain"], int(a["resseq"]), a.get("icode", ""), a["resname"], a["name"])
                    for a in atoms if a.get("element") in ("N", "O")})
