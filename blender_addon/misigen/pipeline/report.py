@@ -152,7 +152,8 @@ def _failures(out: Path) -> str:
                    f"<td>{e(str(f.get('sample') if f.get('sample') is not None else ''))}</td>"
                    f"<td style='text-align:left'>{e(str(f.get('why', '')))}</td></tr>" for f in rows[:FAILURES_SHOWN])
     more = f"<p>… and {len(rows) - FAILURES_SHOWN} more in failures.jsonl</p>" if len(rows) > FAILURES_SHOWN else ""
-    return head + f"<table><tr><th>structure</th><th>task</th><th>sample</th><th>why</th></tr>{body}</table>{more}"
+    return head + ("<table><tr><th>structure</th><th>task</th><th>sample</th><th style='text-align:left'>why</th></tr>"
+                   f"{body}</table>{more}")
 
 
 def _scores(out: Path, score_files: list) -> str:
