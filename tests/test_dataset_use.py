@@ -189,7 +189,7 @@ def test_majority_baseline(rendered, run, tmp_path):
 
 # ------------------------------------------------------------------ exports
 def test_hf_export_loads_with_datasets(rendered, run, tmp_path):
-    datasets = pytest.importorskip("datasets", reason="the 'test' extra installs datasets")
+    datasets = pytest.importorskip("datasets", reason="datasets not installed (the test extra installs it)")
     out = tmp_path / "hf"
     res = run("export", "--dataset", rendered, "--format", "hf", "--out", out, "--few-shot", "2")
     assert res.returncode == 0, res.stderr
