@@ -17,9 +17,7 @@ from __future__ import annotations
 from ..commands import parse_ops
 from .answers import canonical, parse_letter, parse_pocket_hbonds, parse_residue_answer, pocket_key, residue_key
 
-ANSWER_KIND = {"translation": "ops", "rotation": "ops", "zooming": "ops", "docking": "ops",
-               "residue_ligand_interaction": "residue", "pocket_ligand_interaction": "pocket",
-               "translation_rotation": "letter", "rotation_rotation": "letter", "interaction_location": "letter"}
+from .registry import answer_kind
 
 
 def _exact(kind: str, predicted: str, answer: str) -> int:
@@ -51,7 +49,7 @@ def _set_score(pred: list, true: list) -> float:
 
 def score_answer(task_name: str, predicted: str, record: dict) -> dict:
     """{"exact": 0|1, "composite": float in [0, 1]} for one prediction."""
-    kind = ANSWER_KIND[task_name]
+    kind = answer_kind(task_name)
     answer, program = record["answer"], record.get("program", {})
     predicted = predicted if isinstance(predicted, str) else ""
     exact = _exact(kind, predicted, answer)
@@ -90,4 +88,4 @@ def score_answer(task_name: str, predicted: str, record: dict) -> dict:
     return {"exact": exact, "composite": float(exact)}
 
 
-__all__ = ["score_answer", "ANSWER_KIND", "parse_letter", "pocket_key", "residue_key"]
+__all__ = ["score_answer", "parse_letter", "pocket_key", "residue_key"]
