@@ -78,6 +78,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("validate", help="check a dataset folder against the contract")
     p.add_argument("out", type=Path)
 
+    p = sub.add_parser("audit", help="blind baselines: can questions be answered without their reasoning?")
+    p.add_argument("out", type=Path, help="a dataset folder written by generate")
+
     p = sub.add_parser("merge", help="rebuild annotations.jsonl and manifest.json after sharded runs")
     p.add_argument("out", type=Path)
 
@@ -165,6 +168,11 @@ def cmd_generate(args, structures) -> int:
           f"{time.perf_counter() - t0:.1f}s -> {args.out}")
     for key, n in c["per_task_split"].items():
         print(f"  {key}: {n}")
+    if "audit" in manifest:
+        a = manifest["audit"]
+        print(f"audit: {'OK' if a['ok'] else 'FAIL'} ({len(a['flagged'])} guesser(s) above chance, "
+              f"{len(a['known'])} known, {a['repeated_images']} record(s) with repeated images; "
+              f"details: {Path(args.out) / 'audit.json'})")
     if not args.plan_only:
         problems = validate_dataset(Path(args.out))
         if problems:
@@ -208,6 +216,9 @@ def main(argv=None) -> int:
             return cmd_validate(args)
         if args.command == "merge":
             return cmd_merge(args)
+        if args.command == "audit":
+            from .audit import cmd_audit
+            return cmd_audit(args)
         if args.command == "interactions":
             return cmd_interactions(args)
     except (InputError, ValueError) as exc:
