@@ -84,7 +84,7 @@ def render_specs(structure, specs: dict[str, RenderSpec], out: Path, device: str
 
 
 def process_structure(source: StructureSource, tasks, style, out: Path, split_mode: str, seed: int,
-                      device: str, render: bool = True) -> dict:
+                      device: str, render: bool = True, ligand: str | None = None) -> dict:
     """Plan + render one structure; write its part files. Returns a summary."""
     from ..core.tasks import plan_samples, split_for
 
@@ -93,7 +93,7 @@ def process_structure(source: StructureSource, tasks, style, out: Path, split_mo
     failures: list[dict] = []
     samples = []
     try:
-        structure = load_structure(source)
+        structure = load_structure(source, ligand)
     except InputError as exc:
         failures.append({"structure": source.id, "task": None, "sample": None, "where": str(exc.path),
                          "why": exc.problem})
@@ -157,7 +157,10 @@ def merge(out: Path, meta: dict) -> dict:
 
 def run_generate(suite_path: Path, structure_paths, out: Path, style: dict, split: str = "auto",
                  task_names=None, limit=None, seed: int = 0, device: str = "auto",
-                 shard=(0, 1), render: bool = True, progress: bool = True) -> dict:
+                 shard=(0, 1), render: bool = True, progress: bool = True, ligands: dict | None = None,
+                 default_ligand: str | None = None) -> dict:
+    """``ligands``: structure id → ligand selector (``--ligands FILE``); ``default_ligand`` for the
+    others (``--ligand``). Both only matter for PDB/mmCIF inputs whose ligand is a HETATM group."""
     from .. import __version__
     from ..core.tasks import load_suite
 
@@ -173,6 +176,12 @@ def run_generate(suite_path: Path, structure_paths, out: Path, style: dict, spli
     sources = sorted(discover(structure_paths), key=lambda s: s.id)
     if limit is not None:
         sources = sources[:limit]
+    ligands = dict(ligands or {})
+    unknown_ids = sorted(set(ligands) - {s.id for s in sources})
+    if unknown_ids:
+        print(f"warning: --ligands names {len(unknown_ids)} id(s) that are not among the structures: "
+              f"{', '.join(unknown_ids[:10])}", file=sys.stderr)
+    ligand_of = {s.id: ligands.get(s.id, default_ligand) for s in sources}
     mine = take_shard(sources, shard)
     out.mkdir(parents=True, exist_ok=True)
     done = {p.stem for p in inside(out, PARTS_DIR).glob("*.jsonl") if not p.name.endswith(".failures.jsonl")} \
@@ -184,7 +193,8 @@ def run_generate(suite_path: Path, structure_paths, out: Path, style: dict, spli
         from tqdm import tqdm
         iterator = tqdm(todo, desc="structures", unit="structure", file=sys.stderr, disable=not todo)
     for source in iterator:
-        summary = process_structure(source, tasks, style, out, split, seed, device, render)
+        summary = process_structure(source, tasks, style, out, split, seed, device, render,
+                                    ligand_of[source.id])
         summaries.append(summary)
         if summary["device"]:
             devices.add(summary["device"])
@@ -209,7 +219,8 @@ def run_generate(suite_path: Path, structure_paths, out: Path, style: dict, spli
         "style_sha256": style_hash(style),
         "inputs": {s.id: {"files": [Path(p).name for p in (s.protein, s.ligand) if p],
                           "sha256": hashlib.sha256(b"".join(file_sha256(p).encode()
-                                                            for p in (s.protein, s.ligand) if p)).hexdigest()}
+                                                            for p in (s.protein, s.ligand) if p)).hexdigest(),
+                          **({"ligand": ligand_of[s.id]} if ligand_of[s.id] and s.ligand is None else {})}
                    for s in sources},
         "this_run": {"structures": len(summaries), "skipped_as_done": len(mine) - len(todo),
                      "images_rendered": sum(s["images_rendered"] for s in summaries),
