@@ -381,7 +381,12 @@ def ligand_mol(path, table, choice: LigandChoice, conect=(), links=(), use_ccd=T
     mol = rw.GetMol()
     mol.AddConformer(conf, assignId=True)
     mol.UpdatePropertyCache(strict=False)
-    problem = Chem.SanitizeMol(Chem.Mol(mol), catchErrors=True)
+    from rdkit import RDLogger
+    RDLogger.DisableLog("rdApp.*")
+    try:
+        problem = Chem.SanitizeMol(Chem.Mol(mol), catchErrors=True) if templated else None
+    finally:
+        RDLogger.EnableLog("rdApp.*")
     if templated and problem != Chem.SanitizeFlags.SANITIZE_NONE:
         # the template does not fit what the file shows (valence): type it all from geometry
         for a in mol.GetAtoms():
