@@ -2,7 +2,7 @@
 
 Used for HETATM ligands read from PDB files and for non-standard residues: a
 documented simplification of the Meng & Lewis (1991) passes as ChimeraX runs
-them (HBOND_CRITERIA.md 1c).  What is kept and what is simplified is listed in
+them (docs/HBOND_CRITERIA.md 1c).  What is kept and what is simplified is listed in
 docs/INTERACTIONS.md ("Geometry-based typing").
 """
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Hydrogen positions on donors (explicit, or inferred as HBOND_CRITERIA.md section 3),
+"""Hydrogen positions on donors (explicit, or inferred as docs/HBOND_CRITERIA.md section 3),
 ideal substituent positions and lone pairs."""
 from __future__ import annotations
 
