@@ -497,3 +497,29 @@ def read_ligand_map(path) -> dict[str, str]:
         parse_selectors(value, where=f"{path}: structure {key!r}")
         out[key] = value.strip()
     return out
+
+
+def prefetch_templates(sources) -> int:
+    """Read the CCD once for the HETATM residues of many PDB inputs (a run's structures), so
+    each structure does not pay a pass of its own. Returns how many names were asked for.
+    mmCIF inputs are left to the per-structure read."""
+    from . import ccd
+
+    water = {str(n) for n in het_table()["water"]}
+    names: set[str] = set()
+    for src in sources:
+        path = getattr(src, "protein", src)
+        if getattr(src, "ligand", None) is not None or str(path).lower().endswith((".cif", ".mmcif")):
+            continue
+        try:
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                for line in fh:
+                    if line.startswith("HETATM"):
+                        name = line[17:20].strip()
+                        if name and name not in water:
+                            names.add(name)
+        except OSError:
+            continue
+    if names and ccd.ccd_path():
+        ccd.components(names)
+    return len(names)

@@ -187,6 +187,8 @@ def run_generate(suite_path: Path, structure_paths, out: Path, style: dict, spli
     done = {p.stem for p in inside(out, PARTS_DIR).glob("*.jsonl") if not p.name.endswith(".failures.jsonl")} \
         if inside(out, PARTS_DIR).exists() else set()
     todo = [s for s in mine if s.id not in done]
+    from ..core.het_ligand import prefetch_templates
+    prefetch_templates(todo)      # one CCD read for all HETATM ligands of this run
     summaries, devices = [], set()
     iterator = todo
     if progress:

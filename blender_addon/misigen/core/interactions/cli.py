@@ -33,6 +33,8 @@ def main(argv=None) -> int:
     except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    from ..het_ligand import prefetch_templates
+    prefetch_templates(sources)
     for src in sources:
         try:
             structure = load_structure(src, ligand=args.ligand)
