@@ -314,3 +314,16 @@ def test_mol2_names_replace_generated_sdf_names(tmp_path, examples):
     s = load_structure(discover([folder])[0])
     assert s.name[s.ligand].tolist() == ref.name[ref.ligand].tolist()
     assert s.meta["ligand_atom_names"].startswith("generated (heavy atom 1")
+
+
+def test_deposited_rotor_h_of_a_het_ligand_does_not_restrict(hivp):
+    """1hvi: the inhibitor's hydroxyl H were placed by refinement (riding H) and point away from
+    the catalytic Asp25 of chain B that the paper (Hosur et al. 1994) describes as bound. Rotor H of
+    a HETATM ligand are therefore not trusted: the hydroxyl is tested as a rotor without H and the
+    Asp25 B bonds (O47/O48, 2.66-2.96 A) are found. Protein and SDF hydrogens are still used."""
+    from misigen.core.interactions.hydrogens import deposited_rotor, hydrogen_positions
+    T = type_structure(hivp)
+    o = next(i for i in range(hivp.n_atoms) if hivp.ligand[i] and hivp.name[i] == "O47")
+    assert T.h_nb[o] and deposited_rotor(T, o) and len(hydrogen_positions(T, o)) == 0
+    found = {(i.chain, i.resseq, i.protein_atom, i.ligand_atom, i.donor) for i in find_interactions(hivp)}
+    assert ("B", 25, "OD2", "O47", "ligand") in found
