@@ -48,6 +48,10 @@ def _generate_args(p: argparse.ArgumentParser, demo: bool = False) -> None:
     p.add_argument("--shard", help="i/N: this process does structures k with k %% N == i "
                                    "(default: SLURM_ARRAY_TASK_ID/COUNT or MISIGEN_SHARD_INDEX/COUNT)")
     p.add_argument("--plan-only", action="store_true", help="plan and write annotations, render nothing")
+    p.add_argument("--ligand", help="RES:CHAIN:NUM[+RES:CHAIN:NUM] of the HETATM ligand of every PDB/mmCIF "
+                                    "input (default: the largest drug-like HETATM group)")
+    p.add_argument("--ligands", type=Path, help="YAML or CSV file: structure id -> RES:CHAIN:NUM[+...] "
+                                                "(overrides --ligand for the ids it names)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -86,7 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("interactions", help="print protein–ligand interactions as a table")
     p.add_argument("structure")
-    p.add_argument("--ligand")
+    p.add_argument("--ligand", help="RES:CHAIN:NUM[+RES:CHAIN:NUM] of a HETATM ligand")
     p.add_argument("--kinds", default="hbond")
     p.add_argument("--no-relax", action="store_true")
     return parser
@@ -145,8 +149,16 @@ def cmd_interactions(args) -> int:
         return 2
     kinds = tuple(k.strip() for k in args.kinds.split(",") if k.strip())
     found = find_interactions(s, kinds=kinds, relax=not args.no_relax)
+    print(f"# {source.id}: ligand {ligand_title(s)}")
     print(format_table(found))
     return 0
+
+
+def ligand_title(s) -> str:
+    """``GDP:Z:1151+7MG:Z:1152 (52 atoms)``: the ligand as one, composite or not."""
+    lig = s.ligand
+    name = s.meta.get("ligand_id") or f"{s.resname[lig][0]} (from {Path(str(s.meta.get('ligand_source', ''))).name})"
+    return f"{name} ({int(lig.sum())} atoms, chemistry: {s.meta.get('ligand_chemistry', 'file')})"
 
 
 def cmd_generate(args, structures) -> int:
@@ -159,9 +171,17 @@ def cmd_generate(args, structures) -> int:
         style["labels"]["enabled"] = False
     tasks = [t.strip() for t in args.tasks.split(",")] if args.tasks else None
     shard = parse_shard(args.shard)
+    ligands = None
+    if getattr(args, "ligands", None):
+        from ..core.het_ligand import read_ligand_map
+        ligands = read_ligand_map(args.ligands)
+    if getattr(args, "ligand", None):
+        from ..core.het_ligand import parse_selectors
+        parse_selectors(args.ligand)
     t0 = time.perf_counter()
     manifest = run_generate(args.suite, structures, Path(args.out), style, args.split, tasks, args.limit,
-                            args.seed, args.device, shard, render=not args.plan_only)
+                            args.seed, args.device, shard, render=not args.plan_only,
+                            ligands=ligands, default_ligand=getattr(args, "ligand", None))
     c = manifest["counts"]
     print(f"{c['records']} QA records, {c['images']} images ({c['images_per_qa']} per QA), "
           f"{c['failures']} failures; device {', '.join(manifest['device']) or '-'}; "

@@ -70,25 +70,29 @@ def render_specs(structures: dict, specs: dict[str, RenderSpec], out: Path, devi
     return len(todo), seconds, device_used
 
 
-def partner_catalog(catalog: dict, split_mode: str, seed: int, test_fraction: float, loaded: dict):
-    """The run's structures by split, with a loader that keeps what it loads in ``loaded``."""
+def partner_catalog(catalog: dict, split_mode: str, seed: int, test_fraction: float, loaded: dict,
+                    ligands: dict | None = None):
+    """The run's structures by split, with a loader (each with its own ligand selector) that keeps
+    what it loads in ``loaded``."""
     from ..core.tasks import PartnerCatalog, split_for
 
     splits = {sid: (split_for(sid, seed, test_fraction) if split_mode == "auto" else split_mode) for sid in catalog}
 
     def load(sid):
         if sid not in loaded:
-            loaded[sid] = load_structure(catalog[sid])
+            loaded[sid] = load_structure(catalog[sid], (ligands or {}).get(sid))
         return loaded[sid]
     return PartnerCatalog(splits, load)
 
 
 def process_structure(source: StructureSource, tasks, style, out: Path, split_mode: str, seed: int,
-                      device: str, render: bool = True, catalog: dict | None = None) -> dict:
+                      device: str, render: bool = True, ligand: str | None = None,
+                      catalog: dict | None = None, ligands: dict | None = None) -> dict:
     """Plan + render one structure; write its part files. Returns a summary.
 
-    ``catalog``: every structure of the run (id → StructureSource, sorted, before sharding), so
-    tasks that pair complexes (T5) pick the same partner however the work is split."""
+    ``ligand``: this structure's ligand selector (PDB/mmCIF HETATM inputs). ``catalog``: every
+    structure of the run (id → StructureSource, sorted, before sharding) and ``ligands`` their
+    selectors, so tasks that pair complexes (T5) load the same partner however the work is split."""
     from ..core.tasks import plan_samples, split_for
 
     t0 = time.perf_counter()
@@ -96,7 +100,7 @@ def process_structure(source: StructureSource, tasks, style, out: Path, split_mo
     failures: list[dict] = []
     samples = []
     try:
-        structure = load_structure(source)
+        structure = load_structure(source, ligand)
     except InputError as exc:
         failures.append({"structure": source.id, "task": None, "sample": None, "where": str(exc.path),
                          "why": exc.problem})
@@ -105,7 +109,8 @@ def process_structure(source: StructureSource, tasks, style, out: Path, split_mo
     if structure is not None:
         test_fraction = tasks[0].suite.get("test_fraction", 490 / 3993) if tasks else 490 / 3993
         split = split_for(source.id, seed, test_fraction) if split_mode == "auto" else split_mode
-        partners = partner_catalog(catalog or {source.id: source}, split_mode, seed, test_fraction, loaded)
+        partners = partner_catalog(catalog or {source.id: source}, split_mode, seed, test_fraction, loaded,
+                                   ligands)
         for task in tasks:
             try:
                 got, failed = plan_samples(task, structure, style, split, seed, partners)
@@ -163,7 +168,11 @@ def merge(out: Path, meta: dict) -> dict:
 
 def run_generate(suite_path: Path, structure_paths, out: Path, style: dict, split: str = "auto",
                  task_names=None, limit=None, seed: int = 0, device: str = "auto",
-                 shard=(0, 1), render: bool = True, progress: bool = True, audit: bool = True) -> dict:
+                 shard=(0, 1), render: bool = True, progress: bool = True, ligands: dict | None = None,
+                 default_ligand: str | None = None, audit: bool = True) -> dict:
+    """``ligands``: structure id → ligand selector (``--ligands FILE``); ``default_ligand`` for the
+    others (``--ligand``). Both only matter for PDB/mmCIF inputs whose ligand is a HETATM group.
+    ``audit``: run the blind-baseline audit at the end and store its summary in the manifest."""
     from .. import __version__
     from ..core.tasks import load_suite
 
@@ -179,11 +188,19 @@ def run_generate(suite_path: Path, structure_paths, out: Path, style: dict, spli
     sources = sorted(discover(structure_paths), key=lambda s: s.id)
     if limit is not None:
         sources = sources[:limit]
+    ligands = dict(ligands or {})
+    unknown_ids = sorted(set(ligands) - {s.id for s in sources})
+    if unknown_ids:
+        print(f"warning: --ligands names {len(unknown_ids)} id(s) that are not among the structures: "
+              f"{', '.join(unknown_ids[:10])}", file=sys.stderr)
+    ligand_of = {s.id: ligands.get(s.id, default_ligand) for s in sources}
     mine = take_shard(sources, shard)
     out.mkdir(parents=True, exist_ok=True)
     done = {p.stem for p in inside(out, PARTS_DIR).glob("*.jsonl") if not p.name.endswith(".failures.jsonl")} \
         if inside(out, PARTS_DIR).exists() else set()
     todo = [s for s in mine if s.id not in done]
+    from ..core.het_ligand import prefetch_templates
+    prefetch_templates(todo)      # one CCD read for all HETATM ligands of this run
     summaries, devices = [], set()
     iterator = todo
     if progress:
@@ -191,7 +208,8 @@ def run_generate(suite_path: Path, structure_paths, out: Path, style: dict, spli
         iterator = tqdm(todo, desc="structures", unit="structure", file=sys.stderr, disable=not todo)
     catalog = {s.id: s for s in sources}
     for source in iterator:
-        summary = process_structure(source, tasks, style, out, split, seed, device, render, catalog=catalog)
+        summary = process_structure(source, tasks, style, out, split, seed, device, render,
+                                    ligand_of[source.id], catalog=catalog, ligands=ligand_of)
         summaries.append(summary)
         if summary["device"]:
             devices.add(summary["device"])
@@ -216,7 +234,8 @@ def run_generate(suite_path: Path, structure_paths, out: Path, style: dict, spli
         "style_sha256": style_hash(style),
         "inputs": {s.id: {"files": [Path(p).name for p in (s.protein, s.ligand) if p],
                           "sha256": hashlib.sha256(b"".join(file_sha256(p).encode()
-                                                            for p in (s.protein, s.ligand) if p)).hexdigest()}
+                                                            for p in (s.protein, s.ligand) if p)).hexdigest(),
+                          **({"ligand": ligand_of[s.id]} if ligand_of[s.id] and s.ligand is None else {})}
                    for s in sources},
         "audit_settings": tasks[0].suite.get("audit", {}) if tasks else {},
         "this_run": {"structures": len(summaries), "skipped_as_done": len(mine) - len(todo),
