@@ -16,6 +16,7 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..geometry import canonical_views
+from ..resources import task_specs_dir
 from ..style import read_yaml
 from .common import range_values
 
@@ -23,7 +24,7 @@ TASK_NAMES = ("translation", "rotation", "zooming", "residue_ligand_interaction"
               "rotation_rotation", "docking", "interaction_location", "pocket_ligand_interaction")
 AXES = ("x", "y", "z")
 SCHEMES = ("magnitude_both", "flip_first", "axis_first")
-REPO_TASK_SPECS = Path(__file__).resolve().parents[4] / "task_specs"
+REPO_TASK_SPECS = task_specs_dir()     # bundled specs: package data, or the checkout's task_specs/
 
 
 # ------------------------------------------------------------------ a small schema language
