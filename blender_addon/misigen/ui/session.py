@@ -257,8 +257,9 @@ def show_sample_image(context, settings, step: int = 0) -> str:
     renderer.set_pose(mats, spec.parts)
     n_given = len(sample.images)
     which = f"option {'ABCD'[settings.image_index - n_given]}" if settings.image_index >= n_given else "given"
-    settings.image_caption = (f"image {settings.image_index + 1}/{len(specs)} ({which}): "
-                              f"{'+'.join(spec.parts)}, {_ops_text(spec)}")
+    shows = "+".join(spec.parts) if spec.residues is None else \
+        "ligand + residue " + ", ".join(f"{c}{n}{i}".strip() for c, n, i in spec.residues)
+    settings.image_caption = f"image {settings.image_index + 1}/{len(specs)} ({which}): {shows}, {_ops_text(spec)}"
     return settings.image_caption
 
 
