@@ -140,13 +140,16 @@ def render_sample(structure: Structure, sample, out: str | Path, device: str = "
 
 # ------------------------------------------------------------------ datasets
 def generate(structures, out: str | Path, suite: str | Path = "misi_bench", scene: str | Path = "misi_bench",
-             overrides: dict | None = None, split: str = "auto", tasks=None, limit: int | None = None,
-             seed: int = 0, device: str = "auto", shard=(0, 1), render: bool = True, progress: bool = False) -> dict:
-    """The ``generate`` command: plan, render and write a dataset; returns its manifest."""
+             overrides: dict | None = None, style: dict | None = None, split: str = "auto", tasks=None,
+             limit: int | None = None, seed: int = 0, device: str = "auto", shard=(0, 1), render: bool = True,
+             progress: bool = False) -> dict:
+    """The ``generate`` command: plan, render and write a dataset; returns its manifest.
+    The style is preset ``scene`` with ``overrides``, unless a complete ``style`` is given."""
     from .pipeline.generate import run_generate
     paths = [structures] if isinstance(structures, (str, Path)) else list(structures)
-    return run_generate(suite_path(suite), paths, Path(out), load_style(scene, overrides), split, tasks, limit,
-                        seed, device, shard, render=render, progress=progress)
+    style = style if style is not None else load_style(scene, overrides)
+    return run_generate(suite_path(suite), paths, Path(out), style, split, tasks, limit, seed, device, shard,
+                        render=render, progress=progress)
 
 
 def demo(out: str | Path = "demo_out", **kw) -> dict:

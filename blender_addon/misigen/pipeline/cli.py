@@ -151,7 +151,7 @@ def cmd_interactions(args) -> int:
 
 
 def cmd_generate(args, structures) -> int:
-    from .generate import run_generate
+    from .. import api
     from .shards import parse_shard
     from .validate import validate_dataset
 
@@ -161,8 +161,9 @@ def cmd_generate(args, structures) -> int:
     tasks = [t.strip() for t in args.tasks.split(",")] if args.tasks else None
     shard = parse_shard(args.shard)
     t0 = time.perf_counter()
-    manifest = run_generate(args.suite, structures, Path(args.out), style, args.split, tasks, args.limit,
-                            args.seed, args.device, shard, render=not args.plan_only)
+    manifest = api.generate(structures, args.out, args.suite, style=style, split=args.split, tasks=tasks,
+                            limit=args.limit, seed=args.seed, device=args.device, shard=shard,
+                            render=not args.plan_only, progress=True)
     c = manifest["counts"]
     print(f"{c['records']} QA records, {c['images']} images ({c['images_per_qa']} per QA), "
           f"{c['failures']} failures; device {', '.join(manifest['device']) or '-'}; "
