@@ -75,6 +75,17 @@ def main(zip_path: str, result_path: str, isolate: bool) -> None:
                                  "answer": settings.answer, "options": settings.options,
                                  "scene": settings.built_scene.name}
 
+    # Add-on preferences: renders go to its output folder; presets to its presets folder.
+    prefs = bpy.context.preferences.addons[module_name].preferences
+    prefs.output_dir, prefs.device = str(Path(result_path).with_name("gui_out")), "cpu"
+    seen["render_sample"] = sorted(bpy.ops.misigen.render_sample())     # the docking sample, 7 images
+    seen["rendered"] = sorted(p.name for p in Path(prefs.output_dir).rglob("*.*"))
+    prefs.presets_dir = str(Path(result_path).with_name("prefs_presets"))
+    settings.new_preset_name = "artist_alt"
+    seen["save_preset_prefs_folder"] = sorted(bpy.ops.misigen.save_preset())
+    seen["preset_files_prefs_folder"] = sorted(p.name for p in Path(prefs.presets_dir).glob("*"))
+    prefs.presets_dir = ""
+
     # The artist's look, saved as a preset the headless run can use by name.
     settings.ligand_carbon, settings.atom_scale = (0.0, 1.0, 0.0), 0.4
     settings.new_preset_name = "artist_green"

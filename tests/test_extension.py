@@ -73,7 +73,13 @@ def test_artist_session_with_the_installed_extension(extension_zip, tmp_path, mo
         assert p["ok"] == ["FINISHED"] and p["steps"] == [["FINISHED"]] * p["n_images"], task
         assert p["back_to_first"] and p["question"].strip() and p["answer"], task
     assert seen["preview"]["docking"]["n_images"] == 7 and seen["preview"]["translation"]["n_images"] == 4
+    assert seen["render_sample"] == ["FINISHED"]                 # into the preferences' output folder
+    assert sum(n.endswith(".png") for n in seen["rendered"]) == 7
+    assert sum(n.endswith(".json") for n in seen["rendered"]) == 7 + 1   # sidecars + the QA record
+    assert seen["save_preset_prefs_folder"] == ["FINISHED"]
+    assert seen["preset_files_prefs_folder"] == ["artist_alt.yaml"]
     assert seen["save_preset"] == ["FINISHED"] and "artist_green" in seen["presets"]
+    assert not (tmp_path / "presets" / "artist_alt.yaml").exists()
     assert seen["demo_exit"] == 0 and seen["demo_records"] > 0
     assert seen["import_menu_entries_enabled"] == 1     # one menu function, three entries
     assert seen["uninstall"] == ["FINISHED"] and not seen["folder_left"]

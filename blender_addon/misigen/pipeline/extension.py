@@ -117,6 +117,10 @@ def run_tool(tool: Path, *args) -> str:
 def build_extension(out: Path, platforms=None, offline_dir: Path | None = None) -> Path:
     """Build and validate the extension zip in ``out``; return its path."""
     tool = blender_ext_tool()
+    import importlib.util
+    if importlib.util.find_spec("pip") is None:
+        raise InputError(sys.executable, "build-extension downloads wheels with pip, which this Python lacks "
+                                         "(Blender: run install-deps first, or build with python run_blender.py)")
     platforms = list(platforms or [this_platform()])
     unknown = [p for p in platforms if p not in PLATFORMS]
     if unknown:

@@ -117,7 +117,7 @@ class MISIGEN_OT_import_pdbbind(bpy.types.Operator, ImportHelper, _ImportOptions
         return self._apply(context, (self.directory or self.filepath).rstrip("/\\"))
 
 
-class MISIGEN_OT_update_scene(bpy.types.Operator):
+class MISIGEN_OT_show_view(bpy.types.Operator):
     """Rebuild the scene with the panel's style and pose it for the chosen view"""
     bl_idname = "misigen.show_view"
     bl_label = "Show view"
@@ -202,7 +202,7 @@ class MISIGEN_OT_render_sample(bpy.types.Operator):
 
 
 CLASSES = (MISIGEN_OT_import, MISIGEN_OT_import_structure_file, MISIGEN_OT_import_ligand_file,
-           MISIGEN_OT_import_pdbbind, MISIGEN_OT_update_scene, MISIGEN_OT_render, MISIGEN_OT_reset_style,
+           MISIGEN_OT_import_pdbbind, MISIGEN_OT_show_view, MISIGEN_OT_render, MISIGEN_OT_reset_style,
            MISIGEN_OT_save_preset, MISIGEN_OT_preview_sample, MISIGEN_OT_preview_step, MISIGEN_OT_render_sample)
 
 
