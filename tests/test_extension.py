@@ -4,7 +4,6 @@ preset it saved drives a headless ``generate --scene``."""
 import importlib.metadata
 import importlib.util
 import json
-import os
 import subprocess
 import sys
 import tomllib
@@ -13,8 +12,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from conftest import ROOT
 
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("bpy") is None,
                                 reason="building and installing the extension needs bpy")

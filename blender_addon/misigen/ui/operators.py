@@ -11,7 +11,7 @@ import bpy
 from bpy_extras.io_utils import ImportHelper
 
 from ..core.errors import InputError
-from . import session
+from . import properties, session
 
 
 def reports_errors(execute):
@@ -49,13 +49,19 @@ class _ImportOptions:
     pocket_cutoff: bpy.props.FloatProperty(name="Pocket radius", min=0.0, max=100.0, default=10.0,
                                            description="Å around the ligand; 0 = the whole protein")
     ligand: bpy.props.StringProperty(name="Ligand", description="RES:CHAIN:NUM of the HETATM ligand (optional)")
-    preset: bpy.props.StringProperty(name="Style preset", default="misi_bench")
+    preset: bpy.props.StringProperty(name="Style preset", default="", search=properties.search_presets,
+                                     description="Preset to start from (empty: keep the panel's)")
     hydrogens: bpy.props.BoolProperty(name="Hydrogens", default=False)
     labels: bpy.props.BoolProperty(name="Labels", default=True)
 
+    def invoke(self, context, event):
+        s = session.settings_of(context)       # the dialog starts from what the panel shows
+        self.preset, self.pocket_cutoff, self.hydrogens, self.labels = s.preset, s.pocket_cutoff, s.hydrogens, s.labels
+        return ImportHelper.invoke(self, context, event)
+
     def _apply(self, context, structure_path: str, ligand_path: str = "") -> set:
         settings = session.settings_of(context)
-        if settings.preset != self.preset:
+        if self.preset and settings.preset != self.preset:
             settings.preset = self.preset          # loads the preset's values into the panel
             if settings.last_error:
                 raise InputError(self.preset, settings.last_error)
@@ -64,7 +70,7 @@ class _ImportOptions:
         return _done(self, context, session.import_structure(context, settings))
 
 
-class MISIGEN_OT_import_structure_file(bpy.types.Operator, ImportHelper, _ImportOptions):
+class MISIGEN_OT_import_structure_file(bpy.types.Operator, _ImportOptions, ImportHelper):
     """Import a protein–ligand complex from a PDB or mmCIF file (the ligand is a HETATM group)"""
     bl_idname = "misigen.import_structure_file"
     bl_label = "Import PDB/mmCIF complex"
@@ -76,7 +82,7 @@ class MISIGEN_OT_import_structure_file(bpy.types.Operator, ImportHelper, _Import
         return self._apply(context, self.filepath)
 
 
-class MISIGEN_OT_import_ligand_file(bpy.types.Operator, ImportHelper, _ImportOptions):
+class MISIGEN_OT_import_ligand_file(bpy.types.Operator, _ImportOptions, ImportHelper):
     """Import a ligand from SDF/MOL2 with its protein (named below, or the PDB beside it)"""
     bl_idname = "misigen.import_ligand_file"
     bl_label = "Import SDF/MOL2 ligand + protein"
@@ -102,7 +108,7 @@ class MISIGEN_OT_import_ligand_file(bpy.types.Operator, ImportHelper, _ImportOpt
         return self._apply(context, str(protein), str(ligand))
 
 
-class MISIGEN_OT_import_pdbbind(bpy.types.Operator, ImportHelper, _ImportOptions):
+class MISIGEN_OT_import_pdbbind(bpy.types.Operator, _ImportOptions, ImportHelper):
     """Import a PDBbind-style folder (<id>_protein.pdb or _pocket.pdb + <id>_ligand.sdf/.mol2)"""
     bl_idname = "misigen.import_pdbbind"
     bl_label = "Import PDBbind folder"

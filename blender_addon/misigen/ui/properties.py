@@ -50,7 +50,7 @@ def colour_to_hex(rgb) -> str:
     return "#" + "".join(f"{max(0, min(255, round(float(c) * 255))):02X}" for c in rgb)
 
 
-def _search_presets(self, _context, text):
+def search_presets(_self, _context, text):
     from .preferences import presets_dir
     return [name for name in preset_names(presets_dir()) if text.lower() in name.lower()]
 
@@ -81,7 +81,7 @@ class MisigenSettings(bpy.types.PropertyGroup):
                                           description="SDF/MOL2 ligand to pair with the structure (optional)")
     ligand: bpy.props.StringProperty(name="Ligand", description="RES:CHAIN:NUM of the HETATM ligand (optional)")
     # ---- style (mirrors preset keys, see STYLE_KEYS)
-    preset: bpy.props.StringProperty(name="Preset", default="misi_bench", search=_search_presets,
+    preset: bpy.props.StringProperty(name="Preset", default="misi_bench", search=search_presets,
                                      update=_on_preset, description="Style preset the edits below start from")
     representation: bpy.props.EnumProperty(name="Style", items=[(r, r.replace("_", " ").title(), r) for r in
                                                                 ("ball_and_stick", "sticks", "spheres")])

@@ -107,6 +107,9 @@ def close_scene(settings) -> None:
     settings.built_scene = None
     if scene is None:
         return
+    for window in bpy.context.window_manager.windows:     # show the settings scene meanwhile
+        if window.scene == scene:
+            window.scene = settings.id_data
     try:
         SceneRenderer.attach(scene, None, None).close()
     except ValueError:             # edited by hand: remove what is left of it
