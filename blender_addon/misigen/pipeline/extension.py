@@ -68,9 +68,20 @@ def wheel_name_version(path: Path) -> tuple[str, str]:
     return re.sub(r"[-_.]+", "-", name).lower(), version
 
 
-def download_wheels(platform: str, dest: Path, requirements, offline_dir: Path | None) -> list[Path]:
+def _pip_download(cmd: list, here: Path, req: str) -> tuple[Path | None, str]:
+    here.mkdir(parents=True)
+    res = subprocess.run(cmd + ["--dest", str(here), req], capture_output=True, text=True)
+    found = sorted(here.glob("*.whl"))
+    if res.returncode == 0 and len(found) == 1:
+        return found[0], ""
+    return None, res.stderr.strip().splitlines()[-1] if res.stderr.strip() else "pip found nothing"
+
+
+def download_wheels(platform: str, dest: Path, requirements, pins: dict, offline_dir: Path | None) -> list[Path]:
     """``pip download`` the requirements' wheels for one Blender platform (pip's own cache makes
-    repeated builds cheap); one requirement at a time, so an error names the missing package."""
+    repeated builds cheap), one at a time so an error names the missing package. A platform
+    takes the version pinned in ``pins`` (the first platform's) when it has a wheel of it, else
+    the newest version in the requirement's range."""
     cmd = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:",
            "--python-version", PYTHON, "--implementation", "cp", "--abi", "cp" + PYTHON.replace(".", ""),
            "--abi", "abi3", "--abi", "none"]
@@ -80,14 +91,17 @@ def download_wheels(platform: str, dest: Path, requirements, offline_dir: Path |
         cmd += ["--no-index", "--find-links", str(offline_dir)]
     got = []
     for k, req in enumerate(requirements):
-        here = dest / platform / str(k)
-        here.mkdir(parents=True)
-        res = subprocess.run(cmd + ["--dest", str(here), req], capture_output=True, text=True)
-        found = sorted(here.glob("*.whl"))
-        if res.returncode != 0 or len(found) != 1:
-            why = res.stderr.strip().splitlines()[-1] if res.stderr.strip() else "pip found nothing"
+        name = re.sub(r"[-_.]+", "-", re.split(r"[<>=!~ ]", req)[0]).lower()
+        wheel, why = None, ""
+        if name in pins:
+            wheel, why = _pip_download(cmd, dest / platform / f"{k}-pinned", f"{name}=={pins[name]}")
+        if wheel is None:
+            wheel, why = _pip_download(cmd, dest / platform / str(k), req)
+            if wheel is not None and name in pins:
+                log(f"{platform}: no {name} {pins[name]} wheel; bundling {wheel_name_version(wheel)[1]}")
+        if wheel is None:
             raise InputError(f"{platform} wheels", f"no {req} wheel for Python {PYTHON} ({why})")
-        got.append(found[0])
+        got.append(wheel)
     return got
 
 
@@ -132,15 +146,15 @@ def build_extension(out: Path, platforms=None, offline_dir: Path | None = None) 
         stage_package(stage)
         wheels: list[Path] = []
         kept: list[str] = []
-        pins: list[str] = []
+        pins: dict[str, str] = {}
         for platform in platforms:
             try:
-                got = download_wheels(platform, Path(tmp) / "downloads", pins or BLENDER_WHEELS, offline_dir)
+                got = download_wheels(platform, Path(tmp) / "downloads", BLENDER_WHEELS, pins, offline_dir)
             except InputError as exc:
                 log(f"left out {platform}: {exc.problem}")
                 continue
-            if not pins:    # every platform bundles the versions the first one resolved to
-                pins = [f"{wheel_name_version(w)[0]}=={wheel_name_version(w)[1]}" for w in got]
+            if not pins:    # the other platforms bundle the same versions where they can
+                pins = dict(wheel_name_version(w) for w in got)
             kept.append(platform)
             wheels += [w for w in got if w.name not in {x.name for x in wheels}]
             log(f"{platform}: " + ", ".join(w.name for w in got))
