@@ -96,6 +96,20 @@ def test_task_preview_poses_each_image_as_the_pipeline_and_renders_the_sample(se
     assert record["answer"] == sample.answer
     for image in record["images"]:
         assert (tmp_path / "out" / image).is_file() and (tmp_path / "out" / image).with_suffix(".json").is_file()
+    # Docking shows the pocket alone, then the moved ligand alone: the viewport hides what the render hides.
+    settings.task, settings.sample_index = "docking", 0
+    assert bpy.ops.misigen.preview_sample() == {"FINISHED"}
+    docking, _ = api.plan_task(api.load_task("docking"), structure, current_style(settings), "test", 3)
+    shown_parts = set()
+    for k, spec in enumerate(api.sample_specs(docking[0])):
+        if k:
+            bpy.ops.misigen.preview_step(step=1)
+        for obj in settings.built_scene.objects:
+            part = obj.parent.get("misigen_role") if obj.parent else None
+            if part in ("protein", "ligand"):
+                assert obj.hide_viewport == obj.hide_render == (part not in spec.parts), (k, obj.name)
+        shown_parts.add(spec.parts)
+    assert {("protein",), ("ligand",)} <= shown_parts
 
 
 def test_style_edits_reach_render_and_saved_preset(settings, examples, tmp_path):

@@ -14,7 +14,6 @@ from ..core.style import load_style
 from .output import append_jsonl, write_json_atomic
 
 
-
 def _style_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--scene", default="misi_bench", help="style preset: a bundled or user preset name, or a YAML path")
     p.add_argument("--resolution", nargs=2, type=int, metavar=("W", "H"), help="image size in pixels")

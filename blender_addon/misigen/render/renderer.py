@@ -201,7 +201,7 @@ class SceneRenderer:
         for part, empty in self.parts.items():
             empty.matrix_world = mathutils.Matrix(np.asarray(mats[part]).tolist())
             for child in empty.children:
-                child.hide_render = child.hide_viewport = part not in parts   # the GUI shows what renders
+                child.hide_render = part not in parts
 
     def render(self, cam: Camera, mats: dict, out_png: Path, labels: list[dict],
                parts=("protein", "ligand")) -> float:

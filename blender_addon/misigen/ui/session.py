@@ -126,6 +126,15 @@ def _look_through_camera(context, scene) -> None:
             area.spaces.active.region_3d.view_perspective = "CAMERA"
 
 
+def pose_in_viewport(renderer, camera, mats, parts=PARTS) -> None:
+    """Camera and models as the render would have them; the viewport hides what the render hides."""
+    renderer.set_camera(camera)
+    renderer.set_pose(mats, parts)
+    for part, empty in renderer.parts.items():
+        for child in empty.children:
+            child.hide_viewport = part not in parts
+
+
 def scene_renderer(context, settings, structure, style, residues=None):
     """The renderer of the scene that shows ``structure`` in ``style`` (with only ``residues`` of
     the protein, if given); built when the current one shows something else."""
@@ -164,8 +173,7 @@ def show_view(context, settings):
     renderer = scene_renderer(context, settings, structure, style)
     _view, spec, mats = api.plan_views(renderer.shown, style, [settings.view or "front"],
                                        settings.transform or None, labels=style["labels"]["enabled"])[0]
-    renderer.set_camera(spec.camera)
-    renderer.set_pose(mats)
+    pose_in_viewport(renderer, spec.camera, mats)
     return renderer, spec, mats
 
 
@@ -256,8 +264,7 @@ def show_sample_image(context, settings, step: int = 0) -> str:
     spec = specs[settings.image_index]
     renderer = scene_renderer(context, settings, structure, spec.style, spec.residues)
     _atoms, mats = api.pose(structure, spec)
-    renderer.set_camera(spec.camera)
-    renderer.set_pose(mats, spec.parts)
+    pose_in_viewport(renderer, spec.camera, mats, spec.parts)
     n_given = len(sample.images)
     which = f"option {'ABCD'[settings.image_index - n_given]}" if settings.image_index >= n_given else "given"
     shows = "+".join(spec.parts) if spec.residues is None else \
