@@ -9,15 +9,13 @@ from pathlib import Path
 
 from ..core.errors import InputError
 from ..core.loader import discover
+from ..core.resources import examples_dir, suite_path
 from ..core.style import load_style
 from .output import append_jsonl, write_json_atomic
 
-REPO_ROOT = Path(__file__).resolve().parents[3]
-EXAMPLES = REPO_ROOT / "scenes" / "examples"
-
 
 def _style_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--scene", default="misi_bench", help="style preset: a name in scenes/ or a YAML path")
+    p.add_argument("--scene", default="misi_bench", help="style preset: a bundled or user preset name, or a YAML path")
     p.add_argument("--resolution", nargs=2, type=int, metavar=("W", "H"), help="image size in pixels")
     p.add_argument("--samples", type=int, help="Cycles samples per pixel")
     p.add_argument("--device", default="auto", help="auto | cpu | gpu | OPTIX | CUDA | HIP | ONEAPI | METAL")
@@ -67,7 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
     _style_args(p)
 
     p = sub.add_parser("generate", help="generate a benchmark dataset from task specs")
-    p.add_argument("--suite", type=Path, default=REPO_ROOT / "task_specs" / "misi_bench.yaml")
+    p.add_argument("--suite", type=suite_path, default=suite_path(), help="a suite name in task_specs/ or a YAML path")
     p.add_argument("--structures", nargs="+", required=True, help="files or folders (PDBbind layout)")
     p.add_argument("--out", required=True, type=Path)
     _generate_args(p)
@@ -75,7 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("demo", help="generate a small demo dataset from the bundled examples")
     p.add_argument("--out", type=Path, default=Path("demo_out"))
-    p.add_argument("--suite", type=Path, default=REPO_ROOT / "task_specs" / "misi_bench.yaml")
+    p.add_argument("--suite", type=suite_path, default=suite_path(), help="a suite name in task_specs/ or a YAML path")
     _generate_args(p, demo=True)
     _style_args(p)
 
@@ -93,6 +91,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ligand", help="RES:CHAIN:NUM[+RES:CHAIN:NUM] of a HETATM ligand")
     p.add_argument("--kinds", default="hbond")
     p.add_argument("--no-relax", action="store_true")
+
+    p = sub.add_parser("build-extension", help="build the Blender extension zip (prints its path last)")
+    p.add_argument("--out", required=True, type=Path)
+    p.add_argument("--platforms", help="comma-separated Blender platforms, or 'all' (default: this one)")
+    p.add_argument("--wheels", type=Path, help="take wheels from this folder instead of the package index")
     return parser
 
 
@@ -162,7 +165,7 @@ def ligand_title(s) -> str:
 
 
 def cmd_generate(args, structures) -> int:
-    from .generate import run_generate
+    from .. import api
     from .shards import parse_shard
     from .validate import validate_dataset
 
@@ -179,9 +182,10 @@ def cmd_generate(args, structures) -> int:
         from ..core.het_ligand import parse_selectors
         parse_selectors(args.ligand)
     t0 = time.perf_counter()
-    manifest = run_generate(args.suite, structures, Path(args.out), style, args.split, tasks, args.limit,
-                            args.seed, args.device, shard, render=not args.plan_only,
-                            ligands=ligands, default_ligand=getattr(args, "ligand", None))
+    manifest = api.generate(structures, args.out, args.suite, style=style, split=args.split, tasks=tasks,
+                            limit=args.limit, seed=args.seed, device=args.device, shard=shard,
+                            render=not args.plan_only, progress=True, ligands=ligands,
+                            ligand=getattr(args, "ligand", None))
     c = manifest["counts"]
     print(f"{c['records']} QA records, {c['images']} images ({c['images_per_qa']} per QA), "
           f"{c['failures']} failures; device {', '.join(manifest['device']) or '-'}; "
@@ -222,6 +226,17 @@ def cmd_merge(args) -> int:
     return 0
 
 
+def cmd_build_extension(args) -> int:
+    from .extension import PLATFORMS, build_extension
+
+    platforms = None
+    if args.platforms:
+        platforms = list(PLATFORMS) if args.platforms == "all" else \
+            [p.strip() for p in args.platforms.split(",") if p.strip()]
+    print(build_extension(args.out, platforms, args.wheels))
+    return 0
+
+
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     try:
@@ -231,7 +246,7 @@ def main(argv=None) -> int:
         if args.command == "generate":
             return cmd_generate(args, args.structures)
         if args.command == "demo":
-            return cmd_generate(args, [str(EXAMPLES)])
+            return cmd_generate(args, [str(examples_dir())])
         if args.command == "validate":
             return cmd_validate(args)
         if args.command == "merge":
@@ -241,6 +256,8 @@ def main(argv=None) -> int:
             return cmd_audit(args)
         if args.command == "interactions":
             return cmd_interactions(args)
+        if args.command == "build-extension":
+            return cmd_build_extension(args)
     except (InputError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

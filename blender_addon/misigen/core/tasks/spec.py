@@ -13,11 +13,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import InputError
+from ..resources import task_specs_dir
 from ..style import read_yaml
 from .registry import task_names, task_type
 from .schema import REQUIRED, Bool, Enum, Int, List, Map, Num, Str, check_template
 
-REPO_TASK_SPECS = Path(__file__).resolve().parents[4] / "task_specs"
+REPO_TASK_SPECS = task_specs_dir()     # bundled specs: package data, or the checkout's task_specs/
 
 COMMON = {
     "task": (Str(), REQUIRED),
