@@ -39,7 +39,7 @@ def _check_blender() -> None:
         sys.exit(2)
 
 
-DEPENDENCIES = ["biopython>=1.83", "rdkit>=2024.3", "PyYAML>=6.0", "tqdm>=4.66", "pillow>=10"]
+DEPENDENCIES = ["biopython>=1.83", "rdkit>=2024.3", "PyYAML>=6.0", "tqdm>=4.66", "pillow>=10", "biotite>=1.0"]
 
 
 def _install_deps() -> int:

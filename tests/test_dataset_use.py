@@ -12,7 +12,8 @@ import pytest
 
 from misigen.core.style import REPO_ROOT, load_style
 from misigen.core.tasks.predictions import read_prediction
-from misigen.core.tasks.scoring import ANSWER_KIND, score_row
+from misigen.core.tasks import answer_kind
+from misigen.core.tasks.scoring import score_row
 from misigen.pipeline.generate import run_generate
 
 SUITE = REPO_ROOT / "task_specs" / "misi_bench.yaml"
@@ -80,7 +81,7 @@ def test_score_perfect_empty_and_missing(planned, cli, run, tmp_path):
     for name, row in s["tasks"].items():
         assert row["composite"] == 100.0 and row["exact"] == 100.0 and row["unparsed"] == 0, name
         assert row["n"] == sum(score_row(r) == name for r in recs)
-        assert ("f1" in row) == (ANSWER_KIND[name.split("/")[0]] in ("residue", "pocket"))
+        assert ("f1" in row) == (answer_kind(name.split("/")[0]) in ("residue", "pocket"))
     assert s["average"]["all"]["composite"] == 100.0 and s["average"]["paper"]["exact"] == 100.0
     assert s["average"]["all"]["rows"] == len(rows) and s["average"]["paper"]["rows"] == len(rows) - 2
 
@@ -154,7 +155,7 @@ def test_random_baseline_is_deterministic_and_well_formed(rendered, planned, run
         assert [p["id"] for p in preds] == sorted(recs)
         for p in preds:
             r = recs[p["id"]]
-            assert read_prediction(ANSWER_KIND[r["task"]], p["prediction"]) is not None, p   # in the answer space
+            assert read_prediction(answer_kind(r["task"]), p["prediction"]) is not None, p   # in the answer space
         s = _score(run, dataset, a, tmp_path)
         assert all(row["unparsed"] == 0 and row["missing"] == 0 for row in s["tasks"].values())
         assert s["average"]["all"]["composite"] < 60        # a floor, not a solver

@@ -14,8 +14,8 @@ from misigen.pipeline.validate import validate_dataset
 
 @pytest.fixture(scope="module")
 def suite():
-    from misigen.core.style import REPO_ROOT
-    return REPO_ROOT / "task_specs" / "misi_bench.yaml"
+    from misigen.core.resources import suite_path
+    return suite_path("misi_bench")
 
 
 @pytest.fixture(scope="module")
@@ -37,6 +37,9 @@ def test_annotations_identical_however_sharded(tmp_path, examples, suite, tiny_s
     a = (whole / "annotations.jsonl").read_bytes()
     b = (sharded / "annotations.jsonl").read_bytes()
     assert a == b and len(a.splitlines()) > 20
+    # T5 pairs each complex with the other one of the run, whichever shard planned it
+    t5 = [json.loads(l) for l in a.decode().splitlines() if '"translation_rotation"' in l]
+    assert t5 and all(r["program"]["target_structure"] != r["structure"] for r in t5)
     # And a second run from scratch gives the same bytes.
     again = tmp_path / "again"
     _plan(again, examples, suite, tiny_style)
@@ -79,7 +82,8 @@ def test_bad_structure_recorded_and_batch_goes_on(tmp_path, examples, suite, tin
 def rendered_dataset(tmp_path_factory, examples, suite, tiny_style):
     out = tmp_path_factory.mktemp("gen")
     manifest = run_generate(suite, [examples / "wagner_brd4"], out, tiny_style, split="test", seed=3,
-                            task_names=["translation", "rotation"], device="cpu", progress=False)
+                            task_names=["translation", "rotation", "residue_ligand_interaction",
+                                        "pocket_ligand_interaction"], device="cpu", progress=False)
     return out, manifest
 
 
@@ -90,7 +94,39 @@ def test_rendered_dataset_validates_and_shares_images(rendered_dataset):
     refs = sum(len(r["images"]) for r in recs)
     assert manifest["counts"]["images"] < refs                    # the start views are shared
     assert manifest["device"] == ["CPU"]
-    assert set(manifest["answer_distribution"]) == {"translation", "rotation"}
+    assert set(manifest["answer_distribution"]) == {"translation", "rotation", "residue_ligand_interaction",
+                                                    "pocket_ligand_interaction"}
+    assert manifest["audit"]["ok"] and (out / "audit.json").is_file()
+
+
+def test_rendered_sidecars_are_readable(rendered_dataset):
+    """On the written sidecars: labels ≥ 2 px apart and inside the frame; every name an H-bond answer
+    needs (T4: the residue's atoms and the answer's ligand atoms; T9: residue and ligand atom of each
+    bond) is drawn in at least one of its record's images."""
+    from misigen.core.tasks.answers import parse_pocket_hbonds, parse_residue_answer
+    out, _ = rendered_dataset
+    recs = [json.loads(l) for l in (out / "annotations.jsonl").read_text().splitlines()]
+    checked = 0
+    for rec in recs:
+        sides = [json.loads((out / p).with_suffix(".json").read_text()) for p in rec["images"]]
+        for side in sides:
+            boxes = [lab["box"] for lab in side["labels"]]
+            for i, a in enumerate(boxes):
+                assert 0 <= a[0] and a[2] <= side["width"] and 0 <= a[1] and a[3] <= side["height"]
+                for b in boxes[i + 1:]:
+                    assert not (a[0] < b[2] + 2 and b[0] < a[2] + 2 and a[1] < b[3] + 2 and b[1] < a[3] + 2)
+        drawn = {lab["text"] for side in sides for lab in side["labels"]}
+        if rec["task"] == "residue_ligand_interaction":
+            r = rec["program"]["residue"]
+            res_atoms = {a["name"] for a in sides[0]["atoms"] if not a["ligand"] and a["resseq"] == r["resseq"]}
+            assert res_atoms and res_atoms <= drawn
+            assert {p[2] for p in parse_residue_answer(rec["answer"])[1]} <= drawn
+            checked += 1
+        if rec["task"] == "pocket_ligand_interaction":
+            for res, num, ic, _pa, _chain, lig in parse_pocket_hbonds(rec["answer"]):
+                assert f"{res} {num}{ic}" in drawn and lig in drawn
+            checked += 1
+    assert checked >= 3
 
 
 def test_rendered_translation_agrees_with_its_answer(rendered_dataset):

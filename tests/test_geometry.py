@@ -5,7 +5,7 @@ import pytest
 from misigen.core import geometry
 from misigen.core.camera import Camera, frame_points, visible_atoms
 from misigen.core.commands import Op, format_ops, parse_ops
-from misigen.core.labels import label_items, layout_labels
+from misigen.core.labels import LabelPlan, label_items, layout_labels
 from misigen.core.scene_plan import part_matrices, posed_coords, shown_structure
 
 
@@ -100,7 +100,7 @@ def test_labels_do_not_overlap_and_stay_inside(brd4, style):
     shown = shown_structure(brd4, style)
     cam = frame_points(shown.coords, 0.5, 512, 512)
     pix, depth = cam.project(shown.coords)
-    items = label_items(shown, style)
+    items = label_items(shown, LabelPlan.from_style(style))
     n_res = len({(c, n) for c, n, l in zip(shown.chain, shown.resseq, shown.ligand) if not l})
     assert len(items) == n_res + int((shown.ligand & ~shown.is_hydrogen).sum())
     placed = [p for p in layout_labels(items, pix, depth > 0, style, 512, 512) if p["box"]]
@@ -108,7 +108,9 @@ def test_labels_do_not_overlap_and_stay_inside(brd4, style):
     boxes = np.array([p["box"] for p in placed])
     assert (boxes[:, 0] >= 0).all() and (boxes[:, 2] <= 512).all() and (boxes[:, 1] >= 0).all() \
         and (boxes[:, 3] <= 512).all()
+    gap = style["labels"]["gap_px"]
+    assert gap >= 2
     for i in range(len(boxes)):
         for j in range(i + 1, len(boxes)):
             a, b = boxes[i], boxes[j]
-            assert not (a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3])
+            assert not (a[0] < b[2] + gap and b[0] < a[2] + gap and a[1] < b[3] + gap and b[1] < a[3] + gap)

@@ -75,9 +75,12 @@ def test_rdkit_ligand_types(load):
     assert any(T.types[i] == "N2" for i in range(s.n_atoms) if s.ligand[i])
 
 
-def test_geometry_ligand_types(load):
-    """HETATM ligand without bond orders: GTP-analogue phosphates, ribose OH, guanine ring typed from geometry."""
-    s = load("4dst")
+def test_geometry_ligand_types(complexes, monkeypatch):
+    """HETATM ligand without bond orders (the fallback, forced with MISIGEN_LIGAND_CHEMISTRY=geometry):
+    GTP-analogue phosphates, ribose OH, guanine ring typed from geometry."""
+    from misigen.core.loader import discover, load_structure
+    monkeypatch.setenv("MISIGEN_LIGAND_CHEMISTRY", "geometry")
+    s = load_structure(discover([complexes / "pdb" / "4dst.pdb"])[0])
     T = type_structure(s)
     assert T.notes["ligand_typing"] == "geometry"
     t = {s.name[i]: T.types[i] for i in range(s.n_atoms) if s.ligand[i]}

@@ -9,13 +9,14 @@ import pytest
 from misigen.core import geometry
 from misigen.core.commands import Op, format_ops, parse_ops
 from misigen.core.errors import InputError
-from misigen.core.scene_plan import PARTS, shown_structure
-from misigen.core.tasks import answer_distribution, load_suite, plan_samples, split_for
+from misigen.core.scene_plan import shown_structure
+from misigen.core.tasks import (REGISTRY, PartnerCatalog, answer_distribution, load_suite, plan_samples,
+                                score_answer, split_for, task_names)
 from misigen.core.tasks import common
 from misigen.core.tasks.answers import (canonical, format_pocket_hbonds, format_residue_answer, parse_letter,
                                         parse_pocket_hbonds, parse_residue_answer)
-from misigen.core.tasks.choice import scheme_distractors
-from misigen.core.tasks.common import spec_coords
+from misigen.core.tasks.common import frame_span, same_pose, spec_coords
+from misigen.core.tasks.distractors import scheme_distractors
 
 ROOT = Path(__file__).resolve().parents[1]
 SUITE = ROOT / "task_specs" / "misi_bench.yaml"
@@ -27,8 +28,15 @@ def tasks():
     return {t.name: t for t in load_suite(SUITE)}
 
 
-def plan(tasks, name, s, style, split="train", seed=SEED):
-    return plan_samples(tasks[name], s, style, split, seed)
+def plan(tasks, name, s, style, split="train", seed=SEED, partners=None):
+    return plan_samples(tasks[name], s, style, split, seed, partners)
+
+
+@pytest.fixture(scope="module")
+def partners(brd4, hivp):
+    """The two bundled examples as one run's catalogue (both train), for T5's pairing."""
+    by_id = {brd4.id: brd4, hivp.id: hivp}
+    return PartnerCatalog({k: "train" for k in by_id}, lambda i: by_id[i])
 
 
 def records(samples):
@@ -51,9 +59,12 @@ def test_suite_loads_all_nine(tasks):
     t = tasks["translation"]
     assert t.samples("train") == 4 and t.samples("test") == 2
     assert abs(t.suite["test_fraction"] - 490 / 3993) < 1e-9
-    # the complex group shares one camera: the largest in-plane move and the largest zoom
-    assert tasks["rotation"].camera == tasks["zooming"].camera == {"group": "complex", "pad": 4.0,
-                                                                    "max_zoom": 60.0, "zoom_clearance": 4.0}
+    assert t.suite["zoom_clearance"] == 4.0
+    # one registry entry per task: planner, schema, template fields and answer kind in one place
+    assert set(task_names()) == set(tasks) == set(REGISTRY)
+    kinds = {n: REGISTRY[n].answer_kind for n in tasks}
+    assert kinds["docking"] == "ops" and kinds["interaction_location"] == "letter" and \
+        kinds["pocket_ligand_interaction"] == "pocket" and kinds["residue_ligand_interaction"] == "residue"
 
 
 def _copy_specs(tmp_path):
@@ -74,7 +85,11 @@ def _copy_specs(tmp_path):
     ("translation.yaml", "verb: move", "verb: roll", "operation.verb"),
     ("rotation.yaml", "max_retries: 30", "max_retries: 0", "rejection.max_retries"),
     ("translation_rotation.yaml", "values: {min: -90, max: 90, step: 15, exclude: [0]}}",
-     "values: {min: 15, max: 15, step: 15}}", "distractor_schemes"),
+     "values: {min: 15, max: 15, step: 15}}", "distractors.product"),
+    ("translation_rotation.yaml", "design: product", "design: paper\n  bogus: 1", "distractors.bogus"),
+    ("interaction_location.yaml", "product: [[negate, swap], [flip_x, flip_y]]", "product: [[flip_x, swap]]",
+     "distractors.product[0]"),
+    ("residue_ligand_interaction.yaml", "mode: paper", "mode: hard", "negatives.mode"),
 ])
 def test_spec_errors_name_file_and_key(tmp_path, file, old, new, key):
     d = _copy_specs(tmp_path)
@@ -151,7 +166,7 @@ def test_translation_moves_camera_frame_coords(tasks, brd4, style):
         op = parse_ops(s.answer)[0]
         assert s.answer == format_ops([op]) and s.program["ops"] == [op.as_dict()]
         front, after = s.images[0], s.images[-1]
-        assert front.camera == after.camera and front.centre == after.centre
+        assert front.camera == after.camera and front.centre == after.centre    # after keeps the front camera
         cam = front.camera
         delta = cam.to_camera(coords_of(brd4, after)) - cam.to_camera(coords_of(brd4, front))
         want = np.zeros(3)
@@ -188,37 +203,65 @@ def test_zoom_moves_toward_viewer_and_stays_in_front(tasks, brd4, style):
         assert np.allclose(after - start, [0, 0, d])
         _, depth = cam.project(after)
         assert depth.min() > 4.0 - 1e-6          # zoom_clearance (atom radii included)
-    # camera far enough for the largest zoom of the suite
+        assert s.images[-1].camera == cam
+    # the zoom camera stands back for the largest zoom of the task; the other start views are framed tight
     cam = samples[0].images[0].camera
-    assert cam.position[2] - samples[0].program["centre"][2] >= 60
+    assert cam.position[2] - coords_of(brd4, samples[0].images[0])[:, 2].max() >= 60
+    assert samples[0].images[1].camera != cam
 
 
-def test_start_views_are_shared_across_tasks(tasks, brd4, style):
-    keys = {}
-    for name in ("translation", "rotation", "zooming", "translation_rotation", "rotation_rotation",
-                 "interaction_location", "pocket_ligand_interaction"):
-        samples, _ = plan(tasks, name, brd4, style)
-        keys[name] = samples[0].images[0].key()       # the front view of the start
-    assert len(set(keys.values())) == 1, keys
-    # every view of a start state fits the camera (rotation-invariant framing)
-    t = plan(tasks, "pocket_ligand_interaction", brd4, style)[0][0]
-    for spec in t.images:
-        xyz = coords_of(brd4, spec)
-        pix, _ = spec.camera.project(xyz)
-        assert (pix >= 0).all() and (pix[:, 0] <= spec.camera.width).all() and (pix[:, 1] <= spec.camera.height).all()
+def _start_count(s):
+    """How many leading images of a sample are start views (before any transformed image)."""
+    return {"translation_rotation": 3, "rotation_rotation": 3, "translation": 3, "rotation": 3, "zooming": 3,
+            "docking": 3}.get(s.task, len(s.images))
 
 
-def test_rotation_rejects_lookalikes_on_symmetric_pocket(tasks, hivp, style):
-    """HIV protease is a C2 dimer: the symmetric-look check must run and keep answers unique."""
-    samples, fails = plan(tasks, "rotation", hivp, style, seed=11)
-    answers = [s.answer for s in samples]
-    assert len(set(answers)) == len(answers)
+def test_start_views_fill_the_frame_and_are_shared(tasks, brd4, hivp, style, partners):
+    """Each start view is framed on its own ("view all"), spans >= 80 % of the frame, and tasks that
+    show the same complex from the same side share the image (zooming alone needs its clearance)."""
+    for st in (brd4, hivp):
+        fronts = {}
+        for name in ("translation", "rotation", "translation_rotation", "rotation_rotation",
+                     "interaction_location", "pocket_ligand_interaction", "residue_ligand_interaction", "docking"):
+            samples, _ = plan(tasks, name, st, style, partners=partners)
+            assert samples, name
+            for s in samples:
+                for spec in s.images[:_start_count(s)]:
+                    if spec.structure_id != st.id:
+                        continue
+                    shown = shown_for(st, spec)
+                    span = frame_span(spec.camera, spec_coords(shown, spec), common.context_for(st, style).radii(shown))
+                    assert max(span) >= 0.8 and max(span) <= 1.0, (name, span)
+            if name not in ("residue_ligand_interaction", "docking"):
+                fronts[name] = samples[0].images[0].key()
+        assert len(set(fronts.values())) == 1, fronts
+
+
+def test_no_start_view_reappears(tasks, hivp, brd4, style, partners):
+    """`roll x 90` is the top view and `roll y 90` the left view: such after-images are never used,
+    and no option or after-image repeats a start view of its record."""
+    for st in (hivp, brd4):
+        for seed in (1, 2, 3):
+            for name in ("rotation", "rotation_rotation", "translation_rotation", "translation"):
+                for s in plan(tasks, name, st, style, seed=seed, partners=partners)[0]:
+                    start = s.images[:3]
+                    later = s.images[3:] + [o for o in (s.options or []) if not isinstance(o, str)]
+                    assert not any(same_pose(a, b) for a in later for b in start), (name, s.answer)
+                    if name == "rotation":
+                        assert s.answer not in ("roll x 90", "roll y 90")
 
 
 # ------------------------------------------------------------------ T5/T6 options
+def _relation(p, q):
+    """Which steps two programs differ in (as a sorted tuple of step indices)."""
+    return tuple(k for k in range(2) if p[k] != q[k])
+
+
 @pytest.mark.parametrize("name", ["translation_rotation", "rotation_rotation"])
-def test_choice_exactly_one_option_replays(tasks, brd4, style, name):
-    samples, fails = plan(tasks, name, brd4, style)
+def test_choice_options_are_a_2x2_product(tasks, brd4, style, name, partners):
+    """Every option stands in the same relation to the other three: one differs in the first change,
+    one in the second, one in both — so nothing but the reasoning singles out the answer."""
+    samples, fails = plan(tasks, name, brd4, style, partners=partners)
     assert len(samples) == 6 and not fails
     spec_d = tasks[name].data
     letters = []
@@ -226,30 +269,94 @@ def test_choice_exactly_one_option_replays(tasks, brd4, style, name):
         prog = s.program
         true = tuple(parse_ops(prog["answer_text"]))
         assert [o.as_dict() for o in true] == prog["ops"]
+        progs = [tuple(parse_ops(o["text"])) for o in prog["options"]]
+        assert progs[LETTERS_IDX[s.answer]] == true and len(set(progs)) == 4
+        for p in progs:
+            rel = sorted(_relation(p, q) for q in progs if q != p)
+            assert rel == [(0,), (0, 1), (1,)]
+        for p in progs:
+            if p == true:
+                continue
+            if _relation(p, true) in ((0,), (0, 1)):
+                assert p[0] == Op(true[0].verb, true[0].axis, -true[0].value)       # sign of step 1
+            if _relation(p, true) in ((1,), (0, 1)):
+                assert p[1].axis == true[1].axis and (p[1].value > 0) == (true[1].value > 0) \
+                    and abs(p[1].value) != abs(true[1].value)                           # magnitude of step 2
         if name == "rotation_rotation":
-            assert true[0].axis != true[1].axis
-        b_ops = [common.op_from_dict(o) for o in prog["target_start_ops"]]
-        replay = s.options[0].__class__(s.structure, s.options[0].camera, s.options[0].style,
-                                        {"all": b_ops + list(true)}, centre=s.options[0].centre)
-        hits = [k for k, o in enumerate(s.options) if o.description() == replay.description()]
-        assert hits == ["ABCD".index(s.answer)]
-        letters.append(s.answer)
-        # distractors follow the sample's scheme
-        allowed = set(scheme_distractors(prog["scheme"], true, spec_d))
-        for opt in prog["options"]:
-            p = tuple(parse_ops(opt["text"]))
-            assert (p == true) == opt["correct"]
-            if not opt["correct"]:
-                assert p in allowed
+            assert all(p[0].axis != p[1].axis for p in progs)
         # options differ visibly: pairwise RMSD of posed atoms above the spec threshold
-        xyz = [coords_of(brd4, o) for o in s.options]
-        for i in range(4):
-            for j in range(i + 1, 4):
-                assert common.rmsd(xyz[i], xyz[j]) >= spec_d["rejection"]["min_option_rmsd"]
-        # the reference after-image is the same program on the start state
-        ref = s.images[3]
-        assert ref.ops["all"] == list(true)
+        target = brd4 if name == "rotation_rotation" else None
+        if target is not None:
+            xyz = [coords_of(brd4, o) for o in s.options]
+            for i in range(4):
+                for j in range(i + 1, 4):
+                    assert common.rmsd(xyz[i], xyz[j]) >= spec_d["rejection"]["min_option_rmsd"]
+        letters.append(s.answer)
     assert sorted(letters[:4]) == ["A", "B", "C", "D"]
+
+
+LETTERS_IDX = {L: k for k, L in enumerate("ABCD")}
+
+
+def test_translation_rotation_pairs_another_complex(tasks, brd4, hivp, style, partners):
+    """T5 as MiSI-Bench: 11 images — reference A (3 views + its front after the program), target B
+    (another complex of the run, 3 views), 4 option images of B; exactly one option replays."""
+    samples, _ = plan(tasks, "translation_rotation", brd4, style, partners=partners)
+    assert samples
+    for s in samples:
+        assert s.program["target_structure"] == hivp.id
+        assert len(s.images) + len(s.options) == 11
+        assert [x.structure_id for x in s.images] == [brd4.id] * 4 + [hivp.id] * 3
+        assert all(o.structure_id == hivp.id for o in s.options)
+        true = tuple(parse_ops(s.program["answer_text"]))
+        assert s.images[3].ops["all"] == list(true)                      # reference after-image
+        hits = [k for k, o in enumerate(s.options) if o.ops["all"] == list(true)]
+        assert hits == [LETTERS_IDX[s.answer]]
+        assert s.options[0].camera == s.images[4].camera                 # options keep B's front camera
+        assert f"target complex {hivp.id}" in s.question
+    # the partner is a pure function of (seed, id, the run's ids): order and sharding do not matter
+    from misigen.core.tasks.pairing import partner_order
+    ids = [f"c{k:02d}" for k in range(20)]
+    assert partner_order(5, "c03", ids) == partner_order(5, "c03", list(reversed(ids)))
+    assert partner_order(5, "c03", ids) != partner_order(6, "c03", ids)
+
+
+def test_translation_rotation_without_partner_is_recorded(tasks, brd4, style):
+    alone = PartnerCatalog({brd4.id: "train"}, lambda i: brd4)
+    samples, fails = plan(tasks, "translation_rotation", brd4, style, partners=alone)
+    assert samples == [] and len(fails) == tasks["translation_rotation"].samples("train")
+    assert all(f["category"] == "unavailable" and "another complex" in f["why"] for f in fails)
+
+
+def test_rotation_rotation_layout(tasks, hivp, style):
+    """T6 as MiSI-Bench: 8 images — 3 start views, image 4 = front after the two rotations, and 4
+    options = image 4 after each candidate applied once more (the answer: the same two again)."""
+    samples, fails = plan(tasks, "rotation_rotation", hivp, style)
+    assert len(samples) == 6 and not fails
+    for s in samples:
+        assert len(s.images) == 4 and len(s.options) == 4
+        true = list(parse_ops(s.program["answer_text"]))
+        assert s.images[3].ops["all"] == true
+        correct = s.options[LETTERS_IDX[s.answer]]
+        assert correct.ops["all"] == true + true
+        for o in s.options:
+            assert o.ops["all"][:2] == true and o.camera == s.images[0].camera
+        assert "image 4" in s.question
+
+
+def test_paper_schemes_stay_available(tasks, brd4, style, tmp_path, partners):
+    d = _copy_specs(tmp_path)
+    p = d / "rotation_rotation.yaml"
+    p.write_text(p.read_text().replace("design: product ", "design: paper "))
+    t = {x.name: x for x in load_suite(d / "misi_bench.yaml")}
+    samples, _ = plan(t, "rotation_rotation", brd4, style)
+    assert samples
+    for s in samples:
+        true = tuple(parse_ops(s.program["answer_text"]))
+        allowed = set(scheme_distractors(s.program["scheme"], true, t["rotation_rotation"].data))
+        for opt in s.program["options"]:
+            pr = tuple(parse_ops(opt["text"]))
+            assert (pr == true) == opt["correct"] and (opt["correct"] or pr in allowed)
 
 
 def test_scheme_rules():
@@ -263,6 +370,42 @@ def test_scheme_rules():
         assert a == Op("move", "x", -3) and b.axis == "y" and b.value > 0 and b.value != 45
     for a, b in scheme_distractors("axis_first", true, d):
         assert a == Op("move", "y", 3) and b.axis == "y" and b.value > 0 and b.value != 45
+
+
+def test_product_designs_leave_option_guessers_at_chance():
+    """Simulated: true moves from a prior peaked at 0 (as H-bond offsets are); with the product design
+    every text-only guesser stays at 25 % (with MiSI-Bench's perturbations some do far better)."""
+    from misigen.core.audit import text_guessers
+    from misigen.core.tasks.distractors import move_grid, paper_move_distractors
+    rng = np.random.default_rng(0)
+    hits, paper_hits, n = {}, {}, 0
+    dd = {"sign_flips": True, "scales": [0.5, 1.5, 2.0], "offsets": [2.0, 3.0, 4.0]}
+    while n < 3000:
+        a, b = (float(x) for x in np.round(rng.laplace(0, 3, 2)))
+        grids = [move_grid((a, b), ch) for ch in (["negate", "swap"], ["flip_x", "flip_y"])]
+        grid = next((g for g in grids
+                     if all(np.hypot(p[0] - q[0], p[1] - q[1]) >= 2 for i, p in enumerate(g) for q in g[i + 1:])), None)
+        if grid is None:
+            continue
+        paper = [(a, b)]
+        for c in paper_move_distractors(a, b, dd, rng, lambda x: float(round(x))):
+            if all(np.hypot(c[0] - p[0], c[1] - p[1]) >= 2 for p in paper):
+                paper.append(c)
+            if len(paper) == 4:
+                break
+        if len(paper) < 4:
+            continue
+        n += 1
+        for opts, store in ((grid, hits), (paper, paper_hits)):
+            order = list(rng.permutation(4))
+            shuffled = [opts[k] for k in order]
+            correct = order.index(0)
+            for name, picked in text_guessers([format_ops([Op("move", "x", x), Op("move", "y", y)])
+                                               for x, y in shuffled]).items():
+                store[name] = store.get(name, 0) + ((1 / len(picked)) if correct in picked else 0)
+    for name, k in hits.items():
+        assert abs(k / n - 0.25) < 0.035, (name, k / n)
+    assert max(k / n for k in paper_hits.values()) > 0.4          # the old design had a tell
 
 
 # ------------------------------------------------------------------ T7 docking
@@ -285,8 +428,14 @@ def test_docking_replay_redocks(tasks, hivp, brd4, style):
             assert (moved[:, 0].min() > xyz[~shown.ligand][:, 0].max()) if s.program["side"] == "right" else \
                 (moved[:, 0].max() < xyz[~shown.ligand][:, 0].min())
             assert (ops[1].value < 0) == (s.program["side"] == "right")
-            # all docking images share one camera; the pocket views are shared by every sample
-            assert len({x.camera for x in s.images}) == 1
+            # MiSI-Bench's distance: far left/right (the clearing distance) ± {0, 1, 2} Å
+            assert -2 <= s.program["extra"] <= 2
+            # framing: the combined view spans >= 80 % of the width; the ligand views fill the frame
+            radii = common.context_for(s_, style).radii(shown)
+            assert frame_span(comb.camera, xyz, radii)[0] >= 0.8
+            for v in lig:
+                sh = shown_for(s_, v)
+                assert max(frame_span(v.camera, spec_coords(sh, v), common.context_for(s_, style).radii(sh))) >= 0.8
             classes.add((ops[0].axis, s.program["side"]))
         assert len(classes) == 6
         assert len({tuple(x.key() for x in s.images[:3]) for s in samples}) == 1
@@ -305,19 +454,52 @@ def test_pocket_ligand_lists_every_hbond(tasks, hivp, style):
 
 def test_residue_ligand_yes_no_balanced_and_correct(tasks, hivp, style):
     from misigen.core.interactions import find_interactions
+    from misigen.core.labels import atom_id, ligand_atom_id
+    from misigen.core.scene_plan import placed_labels
     hb = [i for i in find_interactions(hivp) if i.kind == "hbond"]
     samples, fails = plan(tasks, "residue_ligand_interaction", hivp, style)
-    assert len(samples) == 4 and not fails
-    assert sorted(s.answer == "No" for s in samples) == [False, False, True, True]
+    n_yes_res = len({(i.chain, i.resseq, i.icode) for i in hb})
+    assert len(samples) in (min(6, 2 * n_yes_res), 7) and not [f for f in fails if f["category"] == "rejected"]
+    yes = [s.answer != "No" for s in samples]
+    assert abs(sum(yes) - (len(yes) - sum(yes))) <= 1                   # half Yes (± the odd one)
+    assert [a for a, b in zip(yes, yes[1:]) if a == b] == []            # Yes and No alternate
     for s in samples:
         r = s.program["residue"]
         want = sorted((i.resname, i.protein_atom, i.ligand_atom) for i in hb
                       if (i.chain, i.resseq, i.icode) == (r["chain"], r["resseq"], r["icode"]))
-        yes, pairs = parse_residue_answer(s.answer)
-        assert yes == bool(want) and sorted(pairs) == want
-        assert all(img.residues == ((r["chain"], r["resseq"], r["icode"]),) for img in s.images)
+        got_yes, pairs = parse_residue_answer(s.answer)
+        assert got_yes == bool(want) and sorted(pairs) == want
+        key = (r["chain"], r["resseq"], r["icode"])
+        assert all(img.residues == (key,) for img in s.images)
         shown = shown_for(hivp, s.images[0])
         assert len({(c, n) for c, n, l in zip(shown.chain, shown.resseq, shown.ligand) if not l}) == 1
+        # every atom of the residue and every answer ligand atom is labelled in at least one image
+        drawn = set()
+        for img in s.images:
+            drawn |= {lab["id"] for lab in placed_labels(shown_for(hivp, img), img) if lab["box"] is not None}
+        need = {atom_id(*key, n) for n, l, h in zip(shown.name, shown.ligand, shown.is_hydrogen) if not l and not h}
+        need |= {ligand_atom_id(p[2]) for p in pairs}
+        assert need <= drawn
+        assert s.program["negatives"] == "paper" and s.program["min_distance"] <= 10.0
+
+
+def test_residue_ligand_matched_negatives(tasks, hivp, style, tmp_path):
+    """Hard negatives (misi_plus): each No residue has the type (or class) of a Yes residue and its
+    polar atoms sit as close to the ligand's, within the tolerance — so only the geometry decides."""
+    d = _copy_specs(tmp_path)
+    p = d / "residue_ligand_interaction.yaml"
+    p.write_text(p.read_text().replace("mode: paper ", "mode: matched "))
+    t = {x.name: x for x in load_suite(d / "misi_bench.yaml")}
+    samples, _ = plan(t, "residue_ligand_interaction", hivp, style)
+    yes = [s for s in samples if s.answer != "No"]
+    no = [s for s in samples if s.answer == "No"]
+    assert yes and len(no) == len(yes) or len(no) == len(yes) - 1
+    from misigen.core.tasks.interact import residue_class
+    for y, n in zip(yes, no):
+        ry, rn = y.program["residue"]["resname"], n.program["residue"]["resname"]
+        assert ry == rn or residue_class(ry) == residue_class(rn)
+        assert abs(y.program["min_polar_distance"] - n.program["min_polar_distance"]) <= 1.0 + 1e-9
+        assert n.program["negatives"] == "matched"
 
 
 def test_interaction_location_centres_the_hbond(tasks, hivp, style):
@@ -389,9 +571,15 @@ def test_no_hbonds_gives_failure_records(tasks, brd4, style, monkeypatch):
     try:
         samples, fails = plan(tasks, "pocket_ligand_interaction", brd4, style)
         assert samples == [] and len(fails) == 1 and "no protein–ligand hydrogen bond" in fails[0]["why"]
-        assert set(fails[0]) == {"structure", "task", "sample", "why"}
-        samples, fails = plan(tasks, "residue_ligand_interaction", brd4, style)
-        assert all(x.answer == "No" for x in samples) and len(fails) == 2
+        assert set(fails[0]) == {"structure", "task", "sample", "why", "category"}
+        assert fails[0]["category"] == "unavailable"
+        # MiSI-Bench keeps complexes without H-bonds in its test set: the answer is "No"
+        samples, fails = plan(tasks, "pocket_ligand_interaction", brd4, style, split="test")
+        assert [s.answer for s in samples] == ["No"] and not fails
+        assert score_answer("pocket_ligand_interaction", "No", samples[0].as_record())["exact"] == 1
+        assert score_answer("pocket_ligand_interaction", "", samples[0].as_record())["exact"] == 0
+        samples, fails = plan(tasks, "residue_ligand_interaction", brd4, style)   # No needs a Yes to balance
+        assert samples == [] and all(f["category"] == "unavailable" for f in fails)
     finally:
         common._CACHE.clear()
 

@@ -8,7 +8,7 @@ from misigen.core import geometry
 from misigen.core.commands import parse_ops
 from misigen.core.loader import discover, load_structure
 from misigen.core.scene_plan import shown_structure
-from misigen.core.tasks import load_suite, plan_samples, split_for
+from misigen.core.tasks import PartnerCatalog, load_suite, plan_samples, split_for
 from misigen.core.tasks.answers import parse_pocket_hbonds
 from misigen.core.tasks.common import spec_coords
 
@@ -29,10 +29,12 @@ def real(complexes):
 
 def test_every_task_plans_and_replays_on_real_complexes(real, style):
     tasks = load_suite(SUITE)
+    by_id = {s.id: s for s in real}
     for s in real:
         split = split_for(s.id, 0)
+        partners = PartnerCatalog({k: split for k in by_id}, lambda i: by_id[i])
         for t in tasks:
-            samples, fails = plan_samples(t, s, style, split, 0)
+            samples, fails = plan_samples(t, s, style, split, 0, partners)
             assert len(samples) + len(fails) == t.samples(split)
             for x in samples:
                 assert x.split == split and x.structure == s.id
@@ -54,9 +56,9 @@ def test_every_task_plans_and_replays_on_real_complexes(real, style):
                 if x.options is not None:
                     assert len(x.options) == 4 and x.answer in "ABCD"
             for f in fails:
-                assert set(f) == {"structure", "task", "sample", "why"} and f["why"]
+                assert set(f) == {"structure", "task", "sample", "why", "category"} and f["why"]
         again = [json.dumps(x.as_record(), sort_keys=True)
-                 for t in tasks for x in plan_samples(t, s, style, split, 0)[0]]
+                 for t in tasks for x in plan_samples(t, s, style, split, 0, partners)[0]]
         first = [json.dumps(x.as_record(), sort_keys=True)
-                 for t in tasks for x in plan_samples(t, s, style, split, 0)[0]]
+                 for t in tasks for x in plan_samples(t, s, style, split, 0, partners)[0]]
         assert again == first

@@ -1,7 +1,8 @@
 """misigen: molecular spatial-reasoning benchmarks rendered with Blender.
 
-As a Blender add-on, ``register``/``unregister`` add the GUI (``ui``). The pure-Python
-``core`` package can be used without Blender.
+As a Blender add-on (a 4.2+ extension built by ``run_blender.py build-extension``, or the
+legacy ``bl_info`` add-on from a checkout), ``register``/``unregister`` add the GUI (``ui``).
+Scripts and notebooks use ``misigen.api``; the pure-Python ``core`` package needs no Blender.
 """
 __version__ = "0.1.0"
 

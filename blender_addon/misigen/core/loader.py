@@ -1,6 +1,7 @@
 """From paths to Structures: find inputs, pick the ligand, assign bonds, cut the pocket."""
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -8,10 +9,12 @@ from pathlib import Path
 import numpy as np
 
 from . import bonds as bondlib
-from .data_files import load_table
 from .errors import InputError
+from . import het_ligand
+from .ligand_names import mol2_names_for
 from .readers import (LIGAND_SUFFIXES, PROTEIN_SUFFIXES, AtomTable, check_text_file,
-                      ligand_atom_names, read_conect, read_ligand_file, read_protein_file)
+                      ligand_atom_names, read_conect, read_ligand_file, read_link_records,
+                      read_protein_file)
 from .structure import WATER_NAMES, Structure
 
 SAFE_ID = re.compile(r"[^A-Za-z0-9._-]+")
@@ -75,97 +78,33 @@ def discover(paths) -> list[StructureSource]:
 
 
 # ------------------------------------------------------------------ ligand choice
+# The rules live in het_ligand.py; these names stay for callers of earlier versions.
 def excluded_het_names() -> set[str]:
-    table = load_table("het_groups.yaml")
-    return {n for key in ("water", "ions", "buffers_and_additives", "sugars") for n in table[key]}
+    return het_ligand.excluded_names()
 
 
 def parse_ligand_selector(text: str) -> tuple[str, str | None, int | None]:
-    """``RES[:CHAIN[:NUM]]`` → (resname, chain, resseq)."""
-    parts = text.split(":")
-    if not parts[0] or len(parts) > 3:
-        raise InputError("--ligand", f"expected RES:CHAIN:NUM, got {text!r}")
-    chain = parts[1] if len(parts) > 1 and parts[1] else None
-    try:
-        num = int(parts[2]) if len(parts) > 2 and parts[2] else None
-    except ValueError:
-        raise InputError("--ligand", f"residue number must be an integer in {text!r}") from None
-    return parts[0].upper(), chain, num
+    """``RES[:CHAIN[:NUM]]`` → (resname, chain, resseq) of the first residue named."""
+    sel = het_ligand.parse_selectors(text)[0]
+    return sel.resname, sel.chain, sel.resseq
 
 
 def het_groups(table: AtomTable) -> dict[tuple, list[int]]:
     """HETATM residues → their atom rows, in file order."""
-    groups: dict[tuple, list[int]] = {}
-    for i in range(len(table)):
-        if table.hetero[i]:
-            key = (table.chain[i], table.resseq[i], table.icode[i], table.resname[i])
-            groups.setdefault(key, []).append(i)
-    return groups
+    return het_ligand.het_groups(table)
 
 
 def pick_ligand(path: Path, table: AtomTable, selector: str | None = None) -> list[int]:
-    """Rows of the ligand residue: the named one, or the largest drug-like HETATM group."""
-    groups = het_groups(table)
-    if selector:
-        res, chain, num = parse_ligand_selector(selector)
-        hits = [rows for (c, n, _i, r), rows in groups.items()
-                if r == res and (chain is None or c == chain) and (num is None or n == num)]
-        if not hits:
-            raise InputError(path, f"ligand {selector} not found among HETATM groups")
-        return hits[0]
-    excluded = excluded_het_names()
-    min_heavy = int(load_table("het_groups.yaml")["min_heavy_atoms"])
-    best, best_size = None, 0
-    for (_c, _n, _i, res), rows in groups.items():
-        heavy = sum(table.element[i] not in ("H", "D") for i in rows)
-        if res in excluded or heavy < min_heavy:
-            continue
-        if heavy > best_size:  # first of equals wins: deterministic, file order
-            best, best_size = rows, heavy
-    if best is None:
-        names = sorted({k[3] for k in groups}) or ["none"]
-        raise InputError(path, "no drug-like ligand (HETATM groups: " + ", ".join(names) + ")")
-    return best
+    """Rows of the ligand: the named residue(s), or the largest drug-like HETATM group, with the
+    HETATM residues covalently linked to it (composite ligand)."""
+    text = check_text_file(Path(path)) if Path(path).is_file() else ""
+    return het_ligand.choose_ligand(path, table, selector, read_conect(text), read_link_records(text)).rows
 
 
-def mol_from_rows(path, table: AtomTable, rows: list[int], conect: list[tuple[int, int]]):
-    """An RDKit Mol for a HETATM ligand: CONECT bonds plus covalent-radius bonds, single order.
-
-    PDB files carry no bond orders; they are left single here and perceived from
-    geometry by the chemistry code when it needs them.
-    """
-    from rdkit import Chem
-    from rdkit.Geometry import Point3D
-
-    rw = Chem.RWMol()
-    for i in rows:
-        el = table.element[i]
-        try:
-            atom = Chem.Atom(el)
-        except RuntimeError:
-            raise InputError(path, f"unknown element {el!r} in ligand atom {table.name[i]}") from None
-        info = Chem.AtomPDBResidueInfo(table.name[i], residueName=table.resname[i],
-                                       residueNumber=table.resseq[i], chainId=table.chain[i])
-        atom.SetMonomerInfo(info)
-        atom.SetNoImplicit(True)
-        rw.AddAtom(atom)
-    local = {row: k for k, row in enumerate(rows)}
-    serial_to_local = {table.serial[row]: k for k, row in enumerate(rows)}
-    pairs = {tuple(sorted((serial_to_local[a], serial_to_local[b])))
-             for a, b in conect if a in serial_to_local and b in serial_to_local and a != b}
-    idx = np.asarray(rows, dtype=np.int64)
-    for i, j, _o in bondlib.distance_bonds(table.coords, table.element, idx):
-        pairs.add(tuple(sorted((local[i], local[j]))))
-    for a, b in sorted(pairs):
-        rw.AddBond(a, b, Chem.BondType.SINGLE)
-    conf = Chem.Conformer(len(rows))
-    for k, row in enumerate(rows):
-        conf.SetAtomPosition(k, Point3D(*table.coords[row]))
-    conf.Set3D(True)
-    mol = rw.GetMol()
-    mol.AddConformer(conf, assignId=True)
-    mol.UpdatePropertyCache(strict=False)
-    return mol
+def ligand_chemistry_default() -> bool:
+    """CCD templates for HETATM ligands unless MISIGEN_LIGAND_CHEMISTRY=geometry (the reference
+    ChimeraX behaviour: geometry typing only)."""
+    return os.environ.get("MISIGEN_LIGAND_CHEMISTRY", "ccd").strip().lower() != "geometry"
 
 
 # ------------------------------------------------------------------ assembly
@@ -177,25 +116,37 @@ def load_structure(source: StructureSource, ligand: str | None = None) -> Struct
         keep = list(range(len(table)))
         lig_names = ligand_atom_names(mol)
         lig_coords = mol.GetConformer().GetPositions()
-        lig_res, lig_chain, lig_num = "LIG", "L", 1
         title = mol.GetProp("_Name").strip() if mol.HasProp("_Name") else ""
-        if re.fullmatch(r"[A-Z0-9]{1,3}", title):
-            lig_res = title
+        n = mol.GetNumAtoms()
+        lig_res = [title if re.fullmatch(r"[A-Z0-9]{1,3}", title) else "LIG"] * n
+        lig_chain, lig_num, lig_icode = ["L"] * n, [1] * n, [""] * n
         lig_elements = [a.GetSymbol() for a in mol.GetAtoms()]
         lig_charges = [a.GetFormalCharge() for a in mol.GetAtoms()]
         lig_meta = {"ligand_source": str(source.ligand), "ligand_bond_orders": "file"}
+        lig_names = _mol2_names_if_any(source.ligand, mol, lig_names, lig_meta)
     else:
         text = check_text_file(source.protein)
-        rows = pick_ligand(source.protein, table, ligand)
-        mol = mol_from_rows(source.protein, table, rows, read_conect(text))
-        keep = [i for i in range(len(table)) if i not in set(rows)]
-        lig_names = [table.name[i] for i in rows]
+        conect, links = read_conect(text), read_link_records(text)
+        choice = het_ligand.choose_ligand(source.protein, table, ligand, conect, links)
+        rows = choice.rows
+        mol, templated, chem_meta = het_ligand.ligand_mol(source.protein, table, choice, conect, links,
+                                                          use_ccd=ligand_chemistry_default())
+        row_set = set(rows)
+        keep = [i for i in range(len(table)) if i not in row_set]
+        lig_names, renamed = het_ligand.unique_names(table, rows, choice.residues)
         lig_coords = table.coords[rows]
-        lig_res, lig_chain, lig_num = table.resname[rows[0]], table.chain[rows[0]], table.resseq[rows[0]]
+        lig_res = [table.resname[i] for i in rows]
+        lig_chain = [table.chain[i] for i in rows]
+        lig_num = [table.resseq[i] for i in rows]
+        lig_icode = [table.icode[i] for i in rows]
         lig_elements = [table.element[i] for i in rows]
-        lig_charges = [0] * len(rows)
-        lig_meta = {"ligand_source": f"{source.protein} HETATM {lig_res} {lig_chain} {lig_num}",
-                    "ligand_bond_orders": "unknown (PDB); perceived from geometry when needed"}
+        lig_charges = [a.GetFormalCharge() for a in mol.GetAtoms()]
+        lig_meta = {"ligand_source": f"{source.protein} HETATM {choice.id}",
+                    "ligand_id": choice.id,
+                    "ligand_bond_orders": "ccd (wwPDB template; geometry for unmatched atoms)" if templated
+                    else "unknown (PDB); perceived from geometry when needed", **chem_meta}
+        if renamed:
+            lig_meta["ligand_atom_names"] = "prefixed with their residue (two residues share names)"
     n_lig = len(lig_names)
     if n_lig == 0:
         raise InputError(source.ligand or source.protein, "ligand has no atoms")
@@ -206,10 +157,10 @@ def load_structure(source: StructureSource, ligand: str | None = None) -> Struct
     structure_cols = dict(
         element=np.array(pick(table.element) + lig_elements, dtype=object).astype(str),
         name=np.array(pick(table.name) + lig_names, dtype=object).astype(str),
-        resname=np.array(pick(table.resname) + [lig_res] * n_lig, dtype=object).astype(str),
-        resseq=np.array(pick(table.resseq) + [lig_num] * n_lig, dtype=np.int64),
-        icode=np.array(pick(table.icode) + [""] * n_lig, dtype=object).astype(str),
-        chain=np.array(pick(table.chain) + [lig_chain] * n_lig, dtype=object).astype(str),
+        resname=np.array(pick(table.resname) + lig_res, dtype=object).astype(str),
+        resseq=np.array(pick(table.resseq) + lig_num, dtype=np.int64),
+        icode=np.array(pick(table.icode) + lig_icode, dtype=object).astype(str),
+        chain=np.array(pick(table.chain) + lig_chain, dtype=object).astype(str),
         ligand=np.array([False] * n_prot + [True] * n_lig),
         hetero=np.array(pick(table.hetero) + [True] * n_lig, dtype=bool),
         formal_charge=np.array([0] * n_prot + lig_charges, dtype=np.int64),
@@ -224,6 +175,20 @@ def load_structure(source: StructureSource, ligand: str | None = None) -> Struct
                           ligand_mol=mol, meta=lig_meta, **structure_cols)
     _check_ligand_clash(source, structure)
     return structure
+
+
+def _mol2_names_if_any(ligand_path: Path, mol, names: list, meta: dict) -> list:
+    """Atom names from a MOL2 beside an SDF/MOL ligand (PDBbind ships both; MiSI-Bench answers
+    use the MOL2 names). Chemistry stays from the SDF; names are taken only when the heavy
+    atoms' coordinates agree, else the generated names stay and meta says why."""
+    if ligand_path.suffix.lower() == ".mol2":
+        return names
+    mol2 = ligand_path.with_suffix(".mol2")
+    if not mol2.is_file():
+        return names
+    found, why = mol2_names_for(mol, mol2)
+    meta["ligand_atom_names"] = f"MOL2 {mol2.name}" if found else f"generated ({why})"
+    return found or names
 
 
 def _protein_bonds(coords, cols, n_prot) -> list:

@@ -145,6 +145,21 @@ def read_conect(text: str) -> list[tuple[int, int]]:
     return pairs
 
 
+def read_link_records(text: str) -> list[tuple[tuple, tuple]]:
+    """Atom pairs of PDB LINK records: ((chain, resseq, icode, resname, atom name), (…))."""
+    out = []
+    for line in text.splitlines():
+        if not line.startswith("LINK  ") or len(line) < 57:
+            continue
+        try:
+            a = (line[21].strip(), int(line[22:26]), line[26].strip(), line[17:20].strip(), line[12:16].strip())
+            b = (line[51].strip(), int(line[52:56]), line[56].strip(), line[47:50].strip(), line[42:46].strip())
+        except (ValueError, IndexError):
+            continue
+        out.append((a, b))
+    return out
+
+
 def read_ligand_file(path: Path):
     """SDF / MOL / MOL2 → RDKit Mol with explicit H kept (first molecule of the file)."""
     from rdkit import Chem, RDLogger

@@ -14,7 +14,7 @@ import numpy as np
 from . import geometry
 from .camera import Camera, visible_atoms
 from .commands import Op
-from .labels import label_items, layout_labels
+from .labels import LabelPlan, label_items, layout_labels
 from .loader import shown_mask
 from .structure import Structure
 from .style import atom_radii, style_hash
@@ -30,8 +30,14 @@ class RenderSpec:
     ops: dict = field(default_factory=dict)     # part ("all", "protein", "ligand") → [Op]
     parts: tuple = PARTS                          # which parts are shown
     residues: tuple | None = None                 # restrict protein to these (chain, resseq, icode)
-    labels: bool = True
+    labels: LabelPlan | None | bool = True        # which labels (True: the style's; False/None: none)
     centre: tuple | None = None                   # centre of rotation; None = centroid of shown atoms
+
+    def __post_init__(self):
+        if self.labels is True:
+            self.labels = LabelPlan.from_style(self.style)
+        elif self.labels is False:
+            self.labels = None
 
     def description(self) -> dict:
         """Canonical JSON-able description; everything that changes pixels is in here."""
@@ -43,7 +49,7 @@ class RenderSpec:
             "camera": self.camera.as_dict(),
             "style": style_hash(self.style),
             "selection": self.style["selection"],
-            "labels": self.labels,
+            "labels": self.labels.description() if self.labels is not None else None,
             "centre": [round(float(x), 4) for x in self.centre] if self.centre is not None else None,
         }
 
@@ -103,6 +109,23 @@ def posed_coords(shown: Structure, mats: dict) -> np.ndarray:
     return out
 
 
+def placed_labels(shown: Structure, spec: RenderSpec, xyz: np.ndarray | None = None) -> list[dict]:
+    """The labels of one render as ``layout_labels`` places them (box None: left out)."""
+    if spec.labels is None:
+        return []
+    cam = spec.camera
+    if xyz is None:
+        xyz = posed_coords(shown, spec.matrices(shown)[0])
+    pix, depth = cam.project(xyz)
+    plan = spec.labels
+    avoid = {"ligand": shown.ligand, "all": np.ones(shown.n_atoms, bool),
+             "none": np.zeros(shown.n_atoms, bool)}[plan.avoid] & (depth > cam.clip[0])
+    radii = atom_radii(shown, spec.style)[avoid] * cam.pixel_scale(depth[avoid])
+    obstacles = np.column_stack([pix[avoid], radii, np.nonzero(avoid)[0]]) if avoid.any() else None
+    return layout_labels(label_items(shown, plan), pix, depth > cam.clip[0], spec.style, cam.width, cam.height,
+                         obstacles=obstacles, may_cover=set(plan.first))
+
+
 def annotate(shown: Structure, spec: RenderSpec, mats: dict) -> dict:
     """The sidecar of one image: camera, every shown atom's projection and visibility, labels."""
     cam = spec.camera
@@ -127,10 +150,10 @@ def annotate(shown: Structure, spec: RenderSpec, mats: dict) -> dict:
             "visible": bool(visible[i] and in_image[i]),
         })
     labels, dropped = [], []
-    if spec.labels:
-        items = label_items(shown, spec.style)
-        for lab in layout_labels(items, pix, depth > cam.clip[0], spec.style, cam.width, cam.height):
-            entry = {"text": lab["text"], "kind": lab["kind"], "atom": lab["atom"], "box": lab["box"]}
+    if spec.labels is not None:
+        for lab in placed_labels(shown, spec, xyz):
+            entry = {"text": lab["text"], "kind": lab["kind"], "id": lab["id"], "atom": lab["atom"],
+                     "box": lab["box"]}
             (labels if lab["box"] is not None else dropped).append(entry)
     return {
         "key": spec.key(),

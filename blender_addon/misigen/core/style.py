@@ -15,10 +15,10 @@ import yaml
 
 from .data_files import vdw_radius
 from .errors import InputError
+from .resources import preset_path, scenes_dir
 from .structure import Structure
 
-REPO_ROOT = Path(__file__).resolve().parents[3]
-SCENES_DIR = REPO_ROOT / "scenes"
+SCENES_DIR = scenes_dir()          # bundled presets: package data, or the checkout's scenes/
 REFERENCE_PRESET = "misi_bench"
 REPRESENTATIONS = ("ball_and_stick", "sticks", "spheres")
 
@@ -35,10 +35,7 @@ def read_yaml(path: Path):
 
 
 def resolve_preset_path(name_or_path: str | Path) -> Path:
-    p = Path(name_or_path)
-    if p.suffix in (".yaml", ".yml") or p.exists():
-        return p
-    return SCENES_DIR / f"{name_or_path}.yaml"
+    return preset_path(name_or_path)       # bundled names, then the user presets folder, or a path
 
 
 def _merge_checked(base, override, path, where=""):

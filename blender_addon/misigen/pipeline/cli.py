@@ -9,16 +9,14 @@ from pathlib import Path
 
 from ..core.errors import InputError
 from ..core.loader import discover
+from ..core.resources import examples_dir, suite_path
 from ..core.style import load_style
 from .dataset_cli import COMMANDS as DATASET_COMMANDS, add_dataset_commands, run_dataset_command
 from .output import append_jsonl, write_json_atomic
 
-REPO_ROOT = Path(__file__).resolve().parents[3]
-EXAMPLES = REPO_ROOT / "scenes" / "examples"
-
 
 def _style_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--scene", default="misi_bench", help="style preset: a name in scenes/ or a YAML path")
+    p.add_argument("--scene", default="misi_bench", help="style preset: a bundled or user preset name, or a YAML path")
     p.add_argument("--resolution", nargs=2, type=int, metavar=("W", "H"), help="image size in pixels")
     p.add_argument("--samples", type=int, help="Cycles samples per pixel")
     p.add_argument("--device", default="auto", help="auto | cpu | gpu | OPTIX | CUDA | HIP | ONEAPI | METAL")
@@ -49,6 +47,10 @@ def _generate_args(p: argparse.ArgumentParser, demo: bool = False) -> None:
     p.add_argument("--shard", help="i/N: this process does structures k with k %% N == i "
                                    "(default: SLURM_ARRAY_TASK_ID/COUNT or MISIGEN_SHARD_INDEX/COUNT)")
     p.add_argument("--plan-only", action="store_true", help="plan and write annotations, render nothing")
+    p.add_argument("--ligand", help="RES:CHAIN:NUM[+RES:CHAIN:NUM] of the HETATM ligand of every PDB/mmCIF "
+                                    "input (default: the largest drug-like HETATM group)")
+    p.add_argument("--ligands", type=Path, help="YAML or CSV file: structure id -> RES:CHAIN:NUM[+...] "
+                                                "(overrides --ligand for the ids it names)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -64,7 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
     _style_args(p)
 
     p = sub.add_parser("generate", help="generate a benchmark dataset from task specs")
-    p.add_argument("--suite", type=Path, default=REPO_ROOT / "task_specs" / "misi_bench.yaml")
+    p.add_argument("--suite", type=suite_path, default=suite_path(), help="a suite name in task_specs/ or a YAML path")
     p.add_argument("--structures", nargs="+", required=True, help="files or folders (PDBbind layout)")
     p.add_argument("--out", required=True, type=Path)
     _generate_args(p)
@@ -72,21 +74,29 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("demo", help="generate a small demo dataset from the bundled examples")
     p.add_argument("--out", type=Path, default=Path("demo_out"))
-    p.add_argument("--suite", type=Path, default=REPO_ROOT / "task_specs" / "misi_bench.yaml")
+    p.add_argument("--suite", type=suite_path, default=suite_path(), help="a suite name in task_specs/ or a YAML path")
     _generate_args(p, demo=True)
     _style_args(p)
 
     p = sub.add_parser("validate", help="check a dataset folder against the contract")
     p.add_argument("out", type=Path)
 
+    p = sub.add_parser("audit", help="blind baselines: can questions be answered without their reasoning?")
+    p.add_argument("out", type=Path, help="a dataset folder written by generate")
+
     p = sub.add_parser("merge", help="rebuild annotations.jsonl and manifest.json after sharded runs")
     p.add_argument("out", type=Path)
 
     p = sub.add_parser("interactions", help="print protein–ligand interactions as a table")
     p.add_argument("structure")
-    p.add_argument("--ligand")
+    p.add_argument("--ligand", help="RES:CHAIN:NUM[+RES:CHAIN:NUM] of a HETATM ligand")
     p.add_argument("--kinds", default="hbond")
     p.add_argument("--no-relax", action="store_true")
+
+    p = sub.add_parser("build-extension", help="build the Blender extension zip (prints its path last)")
+    p.add_argument("--out", required=True, type=Path)
+    p.add_argument("--platforms", help="comma-separated Blender platforms, or 'all' (default: this one)")
+    p.add_argument("--wheels", type=Path, help="take wheels from this folder instead of the package index")
     add_dataset_commands(sub)
     return parser
 
@@ -144,12 +154,20 @@ def cmd_interactions(args) -> int:
         return 2
     kinds = tuple(k.strip() for k in args.kinds.split(",") if k.strip())
     found = find_interactions(s, kinds=kinds, relax=not args.no_relax)
+    print(f"# {source.id}: ligand {ligand_title(s)}")
     print(format_table(found))
     return 0
 
 
+def ligand_title(s) -> str:
+    """``GDP:Z:1151+7MG:Z:1152 (52 atoms)``: the ligand as one, composite or not."""
+    lig = s.ligand
+    name = s.meta.get("ligand_id") or f"{s.resname[lig][0]} (from {Path(str(s.meta.get('ligand_source', ''))).name})"
+    return f"{name} ({int(lig.sum())} atoms, chemistry: {s.meta.get('ligand_chemistry', 'file')})"
+
+
 def cmd_generate(args, structures) -> int:
-    from .generate import run_generate
+    from .. import api
     from .shards import parse_shard
     from .validate import validate_dataset
 
@@ -158,15 +176,29 @@ def cmd_generate(args, structures) -> int:
         style["labels"]["enabled"] = False
     tasks = [t.strip() for t in args.tasks.split(",")] if args.tasks else None
     shard = parse_shard(args.shard)
+    ligands = None
+    if getattr(args, "ligands", None):
+        from ..core.het_ligand import read_ligand_map
+        ligands = read_ligand_map(args.ligands)
+    if getattr(args, "ligand", None):
+        from ..core.het_ligand import parse_selectors
+        parse_selectors(args.ligand)
     t0 = time.perf_counter()
-    manifest = run_generate(args.suite, structures, Path(args.out), style, args.split, tasks, args.limit,
-                            args.seed, args.device, shard, render=not args.plan_only)
+    manifest = api.generate(structures, args.out, args.suite, style=style, split=args.split, tasks=tasks,
+                            limit=args.limit, seed=args.seed, device=args.device, shard=shard,
+                            render=not args.plan_only, progress=True, ligands=ligands,
+                            ligand=getattr(args, "ligand", None))
     c = manifest["counts"]
     print(f"{c['records']} QA records, {c['images']} images ({c['images_per_qa']} per QA), "
           f"{c['failures']} failures; device {', '.join(manifest['device']) or '-'}; "
           f"{time.perf_counter() - t0:.1f}s -> {args.out}")
     for key, n in c["per_task_split"].items():
         print(f"  {key}: {n}")
+    if "audit" in manifest:
+        a = manifest["audit"]
+        print(f"audit: {'OK' if a['ok'] else 'FAIL'} ({len(a['flagged'])} guesser(s) above chance, "
+              f"{len(a['known'])} known, {a['repeated_images']} record(s) with repeated images; "
+              f"details: {Path(args.out) / 'audit.json'})")
     if not args.plan_only:
         problems = validate_dataset(Path(args.out))
         if problems:
@@ -196,6 +228,17 @@ def cmd_merge(args) -> int:
     return 0
 
 
+def cmd_build_extension(args) -> int:
+    from .extension import PLATFORMS, build_extension
+
+    platforms = None
+    if args.platforms:
+        platforms = list(PLATFORMS) if args.platforms == "all" else \
+            [p.strip() for p in args.platforms.split(",") if p.strip()]
+    print(build_extension(args.out, platforms, args.wheels))
+    return 0
+
+
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     try:
@@ -205,13 +248,18 @@ def main(argv=None) -> int:
         if args.command == "generate":
             return cmd_generate(args, args.structures)
         if args.command == "demo":
-            return cmd_generate(args, [str(EXAMPLES)])
+            return cmd_generate(args, [str(examples_dir())])
         if args.command == "validate":
             return cmd_validate(args)
         if args.command == "merge":
             return cmd_merge(args)
+        if args.command == "audit":
+            from .audit import cmd_audit
+            return cmd_audit(args)
         if args.command == "interactions":
             return cmd_interactions(args)
+        if args.command == "build-extension":
+            return cmd_build_extension(args)
         if args.command in DATASET_COMMANDS:
             return run_dataset_command(args)
     except (InputError, ValueError) as exc:

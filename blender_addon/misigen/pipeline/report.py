@@ -189,8 +189,14 @@ def _audit(out: Path) -> str:
     parts = ["<h2 id='audit'>Audit</h2>"]
     for f in files:
         try:
-            text = json.dumps(json.loads(f.read_text(encoding="utf-8")), indent=1, sort_keys=True)
+            report = json.loads(f.read_text(encoding="utf-8"))
         except ValueError as exc:
-            text = f"not JSON: {exc}"
+            parts.append(f"<h3>{e(f.name)}</h3><p>not JSON: {e(str(exc))}</p>")
+            continue
+        try:                    # the audit's own table; its raw JSON if that cannot be formatted
+            from ..core.audit import format_audit
+            text = format_audit(report)
+        except Exception:  # noqa: BLE001 - an audit file of another version still shows
+            text = json.dumps(report, indent=1, sort_keys=True)
         parts.append(f"<h3>{e(f.name)}</h3><pre class='q'>{e(text)}</pre>")
     return "".join(parts)

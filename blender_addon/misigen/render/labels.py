@@ -8,7 +8,7 @@ import bpy
 import blf
 import imbuf
 
-from ..core.labels import font_px
+from ..core.labels import OUTLINE_PX, font_px
 from ..core.style import hex_to_rgb
 
 
@@ -48,8 +48,8 @@ def draw_labels(png_in: str, png_out: str, labels: list[dict], style: dict, widt
         with blf.bind_imbuf(fid, image):
             blf.size(fid, font_px(style, width))
             for lab in labels:
-                u0, _v0, _u1, v1 = lab["box"]
-                x, y = u0, height - v1       # blf's origin is the bottom-left corner
+                u0, _v0, _u1, v1 = lab["box"]     # the box includes the outline
+                x, y = u0 + OUTLINE_PX, height - v1 + OUTLINE_PX   # blf's origin is the bottom-left corner
                 blf.color(fid, *outline, 1.0)
                 for dx, dy in OUTLINE:
                     blf.position(fid, x + dx, y + dy, 0)
@@ -71,7 +71,8 @@ def _draw_labels_pillow(png_in: str, png_out: str, labels: list[dict], style: di
     draw = ImageDraw.Draw(image)
     for lab in labels:
         u0, _v0, _u1, v1 = lab["box"]
-        # Anchor "ls" = left, baseline: the baseline sits on the box's bottom edge as with blf.
+        u0, v1 = u0 + OUTLINE_PX, v1 - OUTLINE_PX     # the box includes the outline
+        # Anchor "ls" = left, baseline: the baseline sits on the text box's bottom edge as with blf.
         for dx, dy in OUTLINE:
             draw.text((u0 + dx, v1 + dy), lab["text"], font=font, fill=outline, anchor="ls")
         draw.text((u0, v1), lab["text"], font=font, fill=colour, anchor="ls")

@@ -21,6 +21,8 @@ from .materials import FILL_PROPERTY, atom_material, setup_world
 from .molecule import atoms_object, bonds_object
 
 SCENE_PREFIX = "misigen"
+ROLE_PROPERTY = "misigen_role"       # on the objects a renderer finds again (SceneRenderer.attach)
+DEVICE_PROPERTY = "misigen_device"   # on the scene: the Cycles device chosen when it was built
 
 
 @contextlib.contextmanager
@@ -109,6 +111,27 @@ class SceneRenderer:
         self._add_light()
         self.parts = self._add_molecule()
         self.camera = self._add_camera()
+        self.scene[DEVICE_PROPERTY] = self.device
+
+    @classmethod
+    def attach(cls, scene, shown: Structure, style: dict) -> "SceneRenderer":
+        """The renderer of a scene built earlier (found by the roles its objects carry), so a GUI
+        session can keep its state on Blender's scene rather than in Python objects."""
+        self = cls.__new__(cls)
+        self.scene, self.shown, self.style = scene, shown, style
+        self.device = str(scene.get(DEVICE_PROPERTY, "CPU"))
+        roles = {obj.get(ROLE_PROPERTY): obj for obj in scene.collection.objects if obj.get(ROLE_PROPERTY)}
+        if "camera" not in roles or not all(p in roles for p in ("protein", "ligand")):
+            raise ValueError(f"scene {scene.name!r} was not built by misigen (or was edited): import again")
+        self.parts = {p: roles[p] for p in ("protein", "ligand")}
+        self.camera = roles["camera"]
+        return self
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
 
     # ------------------------------------------------------------------ building
     def _configure_render(self) -> None:
@@ -132,6 +155,7 @@ class SceneRenderer:
         parts = {}
         for part, rows in (("protein", ~s.ligand), ("ligand", s.ligand)):
             empty = bpy.data.objects.new(f"{SCENE_PREFIX}_{part}", None)
+            empty[ROLE_PROPERTY] = part
             self.scene.collection.objects.link(empty)
             parts[part] = empty
             if not rows.any():
@@ -151,6 +175,7 @@ class SceneRenderer:
         data = bpy.data.cameras.new(f"{SCENE_PREFIX}_camera")
         data.sensor_fit = "HORIZONTAL"
         obj = bpy.data.objects.new(f"{SCENE_PREFIX}_camera", data)
+        obj[ROLE_PROPERTY] = "camera"
         obj.rotation_euler = (0.0, 0.0, 0.0)   # looks down −Z with +Y up: the screen frame
         self.scene.collection.objects.link(obj)
         self.scene.camera = obj

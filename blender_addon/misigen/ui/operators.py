@@ -1,101 +1,137 @@
-"""GUI operators and the sidebar panel (thin: all logic lives in core/, render/, pipeline/)."""
+"""GUI operators: thin wrappers over ``ui.session`` (itself over ``misigen.api``).
+
+Every operator reports bad input in Blender's UI with the one-line message the CLI prints
+(``InputError``/``ValueError`` text); anything else is a bug and propagates unswallowed.
+"""
 from __future__ import annotations
 
-import re
-from pathlib import Path
+import functools
 
 import bpy
-import yaml
+from bpy_extras.io_utils import ImportHelper
 
 from ..core.errors import InputError
-from ..core.loader import discover, load_structure
-from ..core.scene_plan import shown_structure
-from ..core.style import SCENES_DIR, load_style, read_yaml
-from ..pipeline.render_job import plan_views
-from .properties import STYLE_KEYS
-
-_STATE: dict = {}   # the structure and renderer of the current GUI session
+from . import properties, session
 
 
-def _settings(context):
-    """The settings the user edits live on the scene they started from, not the built scene."""
-    name = _STATE.get("settings_scene")
-    return bpy.data.scenes[name].misigen if name in bpy.data.scenes else context.scene.misigen
+def reports_errors(execute):
+    @functools.wraps(execute)
+    def wrapper(self, context):
+        try:
+            return execute(self, context)
+        except (InputError, ValueError) as exc:
+            message = str(exc)
+            session.settings_of(context).last_error = message
+            self.report({"ERROR"}, message)
+            return {"CANCELLED"}
+    return wrapper
 
 
-def current_style(settings) -> dict:
-    """The chosen preset with the panel's edits applied (validated like any preset)."""
-    overrides: dict = {}
-    for path, prop in STYLE_KEYS.items():
-        node = overrides
-        for key in path[:-1]:
-            node = node.setdefault(key, {})
-        node[path[-1]] = getattr(settings, prop)
-    return load_style(settings.preset or "misi_bench", overrides)
-
-
-def load_settings_from_preset(settings) -> None:
-    style = load_style(settings.preset or "misi_bench")
-    for path, prop in STYLE_KEYS.items():
-        value = style
-        for key in path:
-            value = value[key]
-        setattr(settings, prop, value)
+def _done(op, context, message: str):
+    session.settings_of(context).last_error = ""
+    op.report({"INFO"}, message)
+    return {"FINISHED"}
 
 
 class MISIGEN_OT_import(bpy.types.Operator):
-    """Load a protein–ligand complex and build its scene with the chosen style"""
+    """Load the structure named in the panel and build its scene with the current style"""
     bl_idname = "misigen.import_structure"
     bl_label = "Import complex"
     bl_options = {"REGISTER", "UNDO"}
 
+    @reports_errors
     def execute(self, context):
-        from ..render.renderer import SceneRenderer
+        return _done(self, context, session.import_structure(context, session.settings_of(context)))
 
-        settings = context.scene.misigen if "renderer" not in _STATE else _settings(context)
-        _STATE["settings_scene"] = settings.id_data.name
-        if not _STATE.get("style_loaded"):
-            load_settings_from_preset(settings)
-            _STATE["style_loaded"] = True
-        try:
-            source = discover([bpy.path.abspath(settings.protein_path)])[0]
-            structure = load_structure(source, settings.ligand or None)
-            style = current_style(settings)
-        except (InputError, IndexError) as exc:
-            self.report({"ERROR"}, str(exc) or "no structure found")
-            return {"CANCELLED"}
-        if _STATE.get("renderer"):
-            _STATE["renderer"].close()
-        shown = shown_structure(structure, style)
-        renderer = SceneRenderer(shown, style, "auto")
-        _STATE.update(structure=structure, shown=shown, style=style, renderer=renderer)
-        if context.window is not None:
-            context.window.scene = renderer.scene
-        bpy.ops.misigen.show_view()
-        self.report({"INFO"}, f"{structure.id}: {shown.n_atoms} atoms shown, device {renderer.device}")
-        return {"FINISHED"}
+
+class _ImportOptions:
+    """Options shared by the File › Import entries (copied into the panel's settings)."""
+    pocket_cutoff: bpy.props.FloatProperty(name="Pocket radius", min=0.0, max=100.0, default=10.0,
+                                           description="Å around the ligand; 0 = the whole protein")
+    ligand: bpy.props.StringProperty(name="Ligand", description="RES:CHAIN:NUM of the HETATM ligand (optional)")
+    preset: bpy.props.StringProperty(name="Style preset", default="", search=properties.search_presets,
+                                     description="Preset to start from (empty: keep the panel's)")
+    hydrogens: bpy.props.BoolProperty(name="Hydrogens", default=False)
+    labels: bpy.props.BoolProperty(name="Labels", default=True)
+
+    def invoke(self, context, event):
+        s = session.settings_of(context)       # the dialog starts from what the panel shows
+        self.preset, self.pocket_cutoff, self.hydrogens, self.labels = s.preset, s.pocket_cutoff, s.hydrogens, s.labels
+        return ImportHelper.invoke(self, context, event)
+
+    def _apply(self, context, structure_path: str, ligand_path: str = "") -> set:
+        settings = session.settings_of(context)
+        if self.preset and settings.preset != self.preset:
+            settings.preset = self.preset          # loads the preset's values into the panel
+            if settings.last_error:
+                raise InputError(self.preset, settings.last_error)
+        settings.structure_path, settings.ligand_path, settings.ligand = structure_path, ligand_path, self.ligand
+        settings.pocket_cutoff, settings.hydrogens, settings.labels = self.pocket_cutoff, self.hydrogens, self.labels
+        return _done(self, context, session.import_structure(context, settings))
+
+
+class MISIGEN_OT_import_structure_file(bpy.types.Operator, _ImportOptions, ImportHelper):
+    """Import a protein–ligand complex from a PDB or mmCIF file (the ligand is a HETATM group)"""
+    bl_idname = "misigen.import_structure_file"
+    bl_label = "Import PDB/mmCIF complex"
+    bl_options = {"REGISTER", "UNDO"}
+    filter_glob: bpy.props.StringProperty(default="*.pdb;*.ent;*.cif;*.mmcif", options={"HIDDEN"})
+
+    @reports_errors
+    def execute(self, context):
+        return self._apply(context, self.filepath)
+
+
+class MISIGEN_OT_import_ligand_file(bpy.types.Operator, _ImportOptions, ImportHelper):
+    """Import a ligand from SDF/MOL2 with its protein (named below, or the PDB beside it)"""
+    bl_idname = "misigen.import_ligand_file"
+    bl_label = "Import SDF/MOL2 ligand + protein"
+    bl_options = {"REGISTER", "UNDO"}
+    filter_glob: bpy.props.StringProperty(default="*.sdf;*.mol;*.mol2", options={"HIDDEN"})
+    protein: bpy.props.StringProperty(name="Protein", subtype="FILE_PATH",
+                                      description="PDB/mmCIF of the protein (empty: the one beside the ligand)")
+
+    @reports_errors
+    def execute(self, context):
+        from pathlib import Path
+
+        from ..core.readers import PROTEIN_SUFFIXES
+        ligand = Path(self.filepath)
+        protein = Path(bpy.path.abspath(self.protein)) if self.protein else None
+        if protein is None:
+            beside = sorted(p for p in ligand.parent.iterdir() if p.suffix.lower() in PROTEIN_SUFFIXES)
+            preferred = [p for p in beside if p.stem.endswith(("_protein", "_pocket"))]
+            if not (preferred or len(beside) == 1):
+                raise InputError(ligand, f"no single protein file beside it ({len(beside)} found): "
+                                         f"name one under Protein")
+            protein = (preferred or beside)[0]
+        return self._apply(context, str(protein), str(ligand))
+
+
+class MISIGEN_OT_import_pdbbind(bpy.types.Operator, _ImportOptions, ImportHelper):
+    """Import a PDBbind-style folder (<id>_protein.pdb or _pocket.pdb + <id>_ligand.sdf/.mol2)"""
+    bl_idname = "misigen.import_pdbbind"
+    bl_label = "Import PDBbind folder"
+    bl_options = {"REGISTER", "UNDO"}
+    filename_ext = ""
+    use_filter_folder = True
+    directory: bpy.props.StringProperty(subtype="DIR_PATH")
+    filter_glob: bpy.props.StringProperty(default="", options={"HIDDEN"})
+
+    @reports_errors
+    def execute(self, context):
+        return self._apply(context, (self.directory or self.filepath).rstrip("/\\"))
 
 
 class MISIGEN_OT_show_view(bpy.types.Operator):
-    """Pose the models for the chosen view and transform, framing the camera as the pipeline does"""
+    """Rebuild the scene with the panel's style and pose it for the chosen view"""
     bl_idname = "misigen.show_view"
     bl_label = "Show view"
 
+    @reports_errors
     def execute(self, context):
-        if "renderer" not in _STATE:
-            self.report({"ERROR"}, "import a complex first")
-            return {"CANCELLED"}
-        settings = _settings(context)
-        try:
-            _view, spec, mats = plan_views(_STATE["shown"], _STATE["style"], [settings.view or "front"],
-                                           settings.transform or None)[0]
-        except ValueError as exc:
-            self.report({"ERROR"}, str(exc))
-            return {"CANCELLED"}
-        _STATE["renderer"].set_camera(spec.camera)
-        _STATE["renderer"].set_pose(mats)
-        _STATE["planned"] = (spec, mats)
-        return {"FINISHED"}
+        session.show_view(context, session.settings_of(context))
+        return _done(self, context, "view updated")
 
 
 class MISIGEN_OT_render(bpy.types.Operator):
@@ -103,76 +139,80 @@ class MISIGEN_OT_render(bpy.types.Operator):
     bl_idname = "misigen.render_view"
     bl_label = "Render view"
 
+    @reports_errors
     def execute(self, context):
-        from ..pipeline.render_job import render_annotated
+        png = session.render_view(context, session.settings_of(context))
+        return _done(self, context, f"rendered {png}")
 
-        if "planned" not in _STATE:
-            self.report({"ERROR"}, "import a complex first")
-            return {"CANCELLED"}
-        spec, mats = _STATE["planned"]
-        out = Path(bpy.path.abspath(_settings(context).output_dir))
-        png, seconds = render_annotated(_STATE["renderer"], _STATE["shown"], spec, mats, out)
-        self.report({"INFO"}, f"rendered {png} in {seconds:.2f}s")
-        return {"FINISHED"}
+
+class MISIGEN_OT_reset_style(bpy.types.Operator):
+    """Set every style field back to the chosen preset's values"""
+    bl_idname = "misigen.reset_style"
+    bl_label = "Reset to preset"
+
+    @reports_errors
+    def execute(self, context):
+        settings = session.settings_of(context)
+        session.load_settings_from_preset(settings)
+        if settings.last_error:
+            raise InputError(settings.preset, settings.last_error)
+        return _done(self, context, f"style reset to {settings.preset}")
 
 
 class MISIGEN_OT_save_preset(bpy.types.Operator):
-    """Save the panel's style as a preset YAML in scenes/ (the headless run can then use it)"""
+    """Save the panel's style as a preset (headless: generate --scene NAME)"""
     bl_idname = "misigen.save_preset"
-    bl_label = "Save style preset"
+    bl_label = "Save preset"
 
+    @reports_errors
     def execute(self, context):
-        settings = _settings(context)
-        name = re.sub(r"[^A-Za-z0-9_-]+", "_", settings.new_preset_name).strip("_")
-        if not name:
-            self.report({"ERROR"}, "preset name is empty")
-            return {"CANCELLED"}
-        try:
-            style = current_style(settings)
-        except InputError as exc:
-            self.report({"ERROR"}, str(exc))
-            return {"CANCELLED"}
-        base = read_yaml(SCENES_DIR / f"{settings.preset or 'misi_bench'}.yaml") or {}
-        base.update({"name": name, "description": f"Saved from the misigen panel (based on {settings.preset})."})
-        for path, _prop in STYLE_KEYS.items():
-            node, src = base, style
-            for key in path[:-1]:
-                node = node.setdefault(key, {})
-                src = src[key]
-            node[path[-1]] = src[path[-1]]
-        target = Path(bpy.path.abspath(settings.preset_dir)) / f"{name}.yaml"
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(yaml.safe_dump(base, sort_keys=False), encoding="utf-8")
-        load_style(target)  # re-read: what was saved must load
-        self.report({"INFO"}, f"saved {target}")
-        return {"FINISHED"}
+        settings = session.settings_of(context)
+        path = session.save_current_preset(settings)
+        return _done(self, context, f"saved {path} (use: --scene {path.stem})")
 
 
-class MISIGEN_PT_panel(bpy.types.Panel):
-    bl_label = "misigen"
-    bl_idname = "MISIGEN_PT_panel"
-    bl_space_type = "VIEW_3D"
-    bl_region_type = "UI"
-    bl_category = "misigen"
+class MISIGEN_OT_preview_sample(bpy.types.Operator):
+    """Plan the chosen task for the imported structure and set up the chosen sample's first image"""
+    bl_idname = "misigen.preview_sample"
+    bl_label = "Preview sample"
 
-    def draw(self, context):
-        s = _settings(context)
-        col = self.layout.column()
-        col.prop(s, "protein_path")
-        col.prop(s, "ligand")
-        col.prop(s, "preset")
-        col.operator("misigen.import_structure")
-        col.separator()
-        col.prop(s, "view")
-        col.prop(s, "transform")
-        col.operator("misigen.show_view")
-        col.prop(s, "output_dir")
-        col.operator("misigen.render_view")
-        box = col.box()
-        box.label(text="Style")
-        for prop in ("representation", "atom_scale", "bond_radius", "background", "ligand_carbon", "labels",
-                     "label_size", "key_strength", "ambient", "samples"):
-            box.prop(s, prop)
-        box.prop(s, "new_preset_name")
-        box.prop(s, "preset_dir")
-        box.operator("misigen.save_preset")
+    @reports_errors
+    def execute(self, context):
+        return _done(self, context, session.preview_sample(context, session.settings_of(context)))
+
+
+class MISIGEN_OT_preview_step(bpy.types.Operator):
+    """Show the previous or next image of the previewed sample"""
+    bl_idname = "misigen.preview_step"
+    bl_label = "Step image"
+    step: bpy.props.IntProperty(default=1)
+
+    @reports_errors
+    def execute(self, context):
+        settings = session.settings_of(context)
+        if not settings.sample_id:
+            raise ValueError("preview a sample first")
+        return _done(self, context, session.show_sample_image(context, settings, self.step))
+
+
+class MISIGEN_OT_render_sample(bpy.types.Operator):
+    """Render every image of the previewed sample with its sidecar, and its QA record, to the output folder"""
+    bl_idname = "misigen.render_sample"
+    bl_label = "Render sample"
+
+    @reports_errors
+    def execute(self, context):
+        got = session.render_sample(session.settings_of(context))
+        return _done(self, context, f"{len(got['images'])} images ({got['rendered']} rendered), "
+                                    f"record {got['record']}")
+
+
+CLASSES = (MISIGEN_OT_import, MISIGEN_OT_import_structure_file, MISIGEN_OT_import_ligand_file,
+           MISIGEN_OT_import_pdbbind, MISIGEN_OT_show_view, MISIGEN_OT_render, MISIGEN_OT_reset_style,
+           MISIGEN_OT_save_preset, MISIGEN_OT_preview_sample, MISIGEN_OT_preview_step, MISIGEN_OT_render_sample)
+
+
+def import_menu(self, _context):
+    self.layout.operator(MISIGEN_OT_import_structure_file.bl_idname, text="Protein–ligand complex (.pdb/.cif)")
+    self.layout.operator(MISIGEN_OT_import_ligand_file.bl_idname, text="Ligand + protein (.sdf/.mol2)")
+    self.layout.operator(MISIGEN_OT_import_pdbbind.bl_idname, text="PDBbind folder (misigen)")

@@ -1,6 +1,6 @@
 """Print the protein–ligand interactions of a structure as a table.
 
-    python -m misigen.core.interactions.cli PATH [--ligand RES:CHAIN:NUM]
+    python -m misigen.core.interactions.cli PATH [--ligand RES:CHAIN:NUM[+RES:CHAIN:NUM]]
         [--kinds hbond,salt_bridge] [--no-relax] [--json]
 """
 from __future__ import annotations
@@ -18,7 +18,7 @@ def main(argv=None) -> int:
 
     ap = argparse.ArgumentParser(prog="interactions", description=__doc__.splitlines()[0])
     ap.add_argument("path", nargs="+", help="PDBbind-like folder(s) or PDB/mmCIF file(s)")
-    ap.add_argument("--ligand", help="RES[:CHAIN[:NUM]] of a HETATM ligand")
+    ap.add_argument("--ligand", help="RES[:CHAIN[:NUM]] of a HETATM ligand; several joined with +")
     ap.add_argument("--kinds", default="hbond",
                     help=f"comma-separated, or 'all': {','.join(INTERACTION_KINDS)}")
     ap.add_argument("--no-relax", action="store_true", help="H-bond slops 0 (precise Mills & Dean limits)")
@@ -33,6 +33,8 @@ def main(argv=None) -> int:
     except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    from ..het_ligand import prefetch_templates
+    prefetch_templates(sources)
     for src in sources:
         try:
             structure = load_structure(src, ligand=args.ligand)
@@ -48,7 +50,8 @@ def main(argv=None) -> int:
             print(json.dumps({"id": src.id, "interactions": [i.as_dict() for i in found]}))
         else:
             lig = structure.ligand
-            print(f"# {src.id}: ligand {structure.resname[lig][0]} ({int(lig.sum())} atoms), "
+            name = structure.meta.get("ligand_id") or str(structure.resname[lig][0])
+            print(f"# {src.id}: ligand {name} ({int(lig.sum())} atoms), "
                   f"kinds {','.join(kinds)}, {dt * 1000:.0f} ms")
             print(format_table(found))
             print()

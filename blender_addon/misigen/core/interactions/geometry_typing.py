@@ -2,12 +2,14 @@
 
 Used for HETATM ligands read from PDB files and for non-standard residues: a
 documented simplification of the Meng & Lewis (1991) passes as ChimeraX runs
-them (HBOND_CRITERIA.md 1c).  What is kept and what is simplified is listed in
+them (docs/HBOND_CRITERIA.md 1c).  What is kept and what is simplified is listed in
 docs/INTERACTIONS.md ("Geometry-based typing").
 """
 from __future__ import annotations
 
 import numpy as np
+
+IMINE_CN = 1.30   # Å; C=N 1.27-1.29 in imines, C-N >= 1.32 in amides, amidines, anilines
 
 _HEAVY_SP2_RING = {"C2", "Npl", "Sar", "O3", "S3", "N3", "Oar", "Car", "N2", "N2+", "C3"}
 
@@ -149,6 +151,11 @@ def geometry_types(atoms, coords, element, nb, rings) -> dict[int, str]:
             elif (pt in ("C2", "C3") and dd > 1.38) or (pt == "N3" and dd > 1.43) or \
                     (pt == "Npl" and dd > 1.41):
                 t[i] = "N3"
+            elif pe == "C" and dd <= IMINE_CN and len(nb[j]) == 3 and not any(
+                    element[k] in ("N", "O") for k in nb[j] if k != i):
+                # [fix] a terminal C=N-H (imine; e.g. the thioimidate a nitrile warhead forms with
+                # Cys) is an acceptor N2, not an NH2; the reference types it Npl (donor only)
+                t[i] = "N2"
             elif pe in ("C", "N"):
                 t[i] = "Npl"
             else:

@@ -1,4 +1,4 @@
-"""The geometric tests of the H-bond definition (HBOND_CRITERIA.md 2.0, 2c, 2d)."""
+"""The geometric tests of the H-bond definition (docs/HBOND_CRITERIA.md 2.0, 2c, 2d)."""
 from __future__ import annotations
 
 import numpy as np

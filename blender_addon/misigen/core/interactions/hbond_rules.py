@@ -1,4 +1,4 @@
-"""Which acceptor and donor rule applies to an atom (HBOND_CRITERIA.md 2a-2c).
+"""Which acceptor and donor rule applies to an atom (docs/HBOND_CRITERIA.md 2a-2c).
 
 Each rule is a predicate on the typed structure (type names, neighbour counts,
 rings), tried in the order of data/interactions/hbond_criteria.yaml; the first

@@ -96,10 +96,46 @@ def hbond_pairs(T: Typed, side1: np.ndarray, side2: np.ndarray, dist_slop=0.4, a
     return out
 
 
+def _acid_oxygen(T: Typed, i: int, parents) -> bool:
+    """An O of a group that is anionic at pH 7 as typed (carboxylate O2-, phosphate/sulfate O3-)."""
+    if T.types[i] not in ("O2-", "O3-") or len(T.heavy_nb[i]) != 1 or T.h_nb[i]:
+        return False
+    return T.types[T.heavy_nb[i][0]] in parents
+
+
+def shared_proton_pairs(T: Typed, side1, side2) -> list[tuple[int, int, float]]:
+    """(i, j, distance) for anionic acid O pairs closer than ``shared_proton.max_distance``.
+
+    Typed as two acceptors the reference reports nothing, but two O− cannot approach that
+    closely: one of the groups is protonated and the proton is shared (a short, strong
+    H-bond). Which side holds it is not decidable from the model, so donor is "shared"."""
+    cfg = criteria()["shared_proton"]
+    parents = set(cfg["acid_parents"])
+    s = T.s
+    a = [i for i in np.nonzero(side1)[0].tolist() if s.element[i] == "O" and _acid_oxygen(T, i, parents)]
+    b = [j for j in np.nonzero(side2)[0].tolist() if s.element[j] == "O" and _acid_oxygen(T, j, parents)]
+    if not a or not b:
+        return []
+    out = []
+    for p, q in _pairs_within(s.coords[a], s.coords[b], cfg["max_distance"]):
+        i, j = a[p], b[q]
+        out.append((i, j, float(np.linalg.norm(s.coords[i] - s.coords[j]))))
+    return out
+
+
 def find_hbonds(T: Typed, dist_slop=0.4, angle_slop=20.0) -> list[Interaction]:
     s = T.s
     prot, lig = partner_masks(T)
     out = []
+    lim = criteria()["shared_proton"]["max_distance"]
+    for p, l_, dist in shared_proton_pairs(T, prot, lig):
+        out.append(Interaction(
+            kind="hbond", protein_index=int(p), ligand_index=int(l_), chain=str(s.chain[p]),
+            resname=str(s.resname[p]), resseq=int(s.resseq[p]), icode=str(s.icode[p]),
+            protein_atom=str(s.name[p]), ligand_atom=str(s.name[l_]), donor="shared", distance=dist,
+            angles={}, criterion=f"shared proton: acid O...acid O {dist:.2f} A <= {lim} A",
+            extra={"donor_type": T.types[p], "acceptor_type": T.types[l_], "hydrogens": "none"},
+            protein_atoms=(str(s.name[p]),), ligand_atoms=(str(s.name[l_]),)))
     for d, a, dr, ar, info in hbond_pairs(T, prot, lig, dist_slop, angle_slop):
         p, l_ = (d, a) if not s.ligand[d] else (a, d)
         side = info.pop("_side", "")
@@ -119,5 +155,6 @@ def find_hbonds(T: Typed, dist_slop=0.4, angle_slop=20.0) -> list[Interaction]:
             protein_atom=str(s.name[p]), ligand_atom=str(s.name[l_]),
             donor="ligand" if s.ligand[d] else "protein",
             distance=float(np.linalg.norm(s.coords[d] - s.coords[a])), angles=angles,
-            criterion=f"{acc} / {don}", extra=extra))
+            criterion=f"{acc} / {don}", extra=extra,
+            protein_atoms=(str(s.name[p]),), ligand_atoms=(str(s.name[l_]),)))
     return out

@@ -1,4 +1,4 @@
-"""Hydrogen positions on donors (explicit, or inferred as HBOND_CRITERIA.md section 3),
+"""Hydrogen positions on donors (explicit, or inferred as docs/HBOND_CRITERIA.md section 3),
 ideal substituent positions and lone pairs."""
 from __future__ import annotations
 
@@ -68,11 +68,24 @@ def ideal_positions(center, known, geometry: int, bond: float, plane_ref=None) -
     return []
 
 
+def deposited_rotor(T: Typed, d: int) -> bool:
+    """[fix] A rotatable X-H of a HETATM ligand from a PDB/mmCIF file (hydroxyl, NH3+, thiol: a
+    tetrahedral donor with one heavy neighbour). Its H was placed by the refinement program,
+    not observed, so it does not restrict the H-bond: the donor is tested as a rotor without
+    H (the reference trusts any explicit H; 1hvi's inhibitor hydroxyls point away from Asp25)."""
+    s = T.s
+    if not s.ligand[d] or not str(s.meta.get("ligand_bond_orders", "")).startswith(("ccd", "unknown")):
+        return False
+    return type_geometry(T.types[d]) == 4 and len(T.heavy_nb[d]) == 1
+
+
 def hydrogen_positions(T: Typed, d: int) -> np.ndarray:
     """(k, 3) H positions on donor ``d``: explicit if any, else inferred, else empty."""
     s = T.s
-    if T.h_nb[d]:
+    if T.h_nb[d] and not deposited_rotor(T, d):
         return s.coords[T.h_nb[d]]
+    if T.h_nb[d]:
+        return np.zeros((0, 3))
     t = T.types[d]
     geom, subs = type_geometry(t), type_subs(t)
     heavy = T.heavy_nb[d]

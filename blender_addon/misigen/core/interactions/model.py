@@ -27,11 +27,25 @@ class Interaction:
     icode: str
     protein_atom: str
     ligand_atom: str
-    donor: str                # "protein" | "ligand" | "" (non-directional kinds)
+    donor: str                # "protein" | "ligand" | "shared" (acid-acid proton) | "" (non-directional)
     distance: float           # Å, heavy-atom (or centroid) distance
     angles: dict              # name -> degrees
     criterion: str            # which rule matched
     extra: dict = field(default_factory=dict)
+    # Stable identity of the partners for answers: every atom of each side's group, by name
+    # (one atom for atom-atom kinds; ring atoms for rings; the charged group for salt bridges).
+    protein_atoms: tuple = ()
+    ligand_atoms: tuple = ()
+
+    def partner_atoms(self) -> tuple[tuple, tuple]:
+        """(protein atom names, ligand atom names), falling back to the representative atoms."""
+        return (tuple(self.protein_atoms) or (self.protein_atom,), tuple(self.ligand_atoms) or (self.ligand_atom,))
+
+    def identity(self) -> tuple:
+        """What an answer names: kind, protein residue, both sides' atoms (order-free)."""
+        p, l_ = self.partner_atoms()
+        return (self.kind, self.chain, self.resname, int(self.resseq), self.icode,
+                tuple(sorted(p)), tuple(sorted(l_)))
 
     def as_dict(self) -> dict:
         return {
@@ -41,6 +55,7 @@ class Interaction:
             "ligand_atom": self.ligand_atom, "donor": self.donor,
             "distance": _round(float(self.distance)), "angles": _round(dict(self.angles)),
             "criterion": self.criterion, "extra": _round(dict(self.extra)),
+            "protein_atoms": list(self.partner_atoms()[0]), "ligand_atoms": list(self.partner_atoms()[1]),
         }
 
     def sort_key(self):

@@ -115,12 +115,15 @@ def _nearest(atoms, point, coords):
     return atoms[int(np.argmin(d))]
 
 
-def _make(T, kind, p, l_, dist, angles, criterion, donor="", extra=None) -> Interaction:
+def _make(T, kind, p, l_, dist, angles, criterion, donor="", extra=None, p_atoms=None,
+          l_atoms=None) -> Interaction:
     s = T.s
     return Interaction(kind=kind, protein_index=int(p), ligand_index=int(l_), chain=str(s.chain[p]),
                        resname=str(s.resname[p]), resseq=int(s.resseq[p]), icode=str(s.icode[p]),
                        protein_atom=str(s.name[p]), ligand_atom=str(s.name[l_]), donor=donor,
-                       distance=float(dist), angles=angles, criterion=criterion, extra=extra or {})
+                       distance=float(dist), angles=angles, criterion=criterion, extra=extra or {},
+                       protein_atoms=tuple(_names(T, p_atoms if p_atoms is not None else [p])),
+                       ligand_atoms=tuple(_names(T, l_atoms if l_atoms is not None else [l_])))
 
 
 def _names(T, atoms):
@@ -157,7 +160,8 @@ def find_other(T: Typed, kinds) -> list[Interaction]:
                         out.append(_make(T, "salt_bridge", p, l_, d, {},
                                          f"charge centres <= {lim} A ({pg.label} / {lg.label}; {sign})",
                                          extra={"protein_atoms": _names(T, pg.atoms),
-                                                "ligand_atoms": _names(T, lg.atoms)}))
+                                                "ligand_atoms": _names(T, lg.atoms)},
+                                         p_atoms=pg.atoms, l_atoms=lg.atoms))
     if "pi_stacking" in kinds:
         q = c["pi_stacking"]
         for pr in prings:
@@ -183,7 +187,8 @@ def find_other(T: Typed, kinds) -> list[Interaction]:
                                  extra={"geometry": kind_txt, "offset": off,
                                         "protein_ring": _names(T, pr.atoms), "ligand_ring": _names(T, lr.atoms),
                                         "protein_ring_rows": list(map(int, pr.atoms)),
-                                        "ligand_ring_rows": list(map(int, lr.atoms))}))
+                                        "ligand_ring_rows": list(map(int, lr.atoms))},
+                                 p_atoms=pr.atoms, l_atoms=lr.atoms))
     if "cation_pi" in kinds:
         q = c["cation_pi"]
         for cations, rings, cation_side in ((ppos, lrings, "protein"), (lpos, prings, "ligand")):
@@ -204,7 +209,9 @@ def find_other(T: Typed, kinds) -> list[Interaction]:
                                      f"{cg.label} ({cation_side}) over ring: <= {q['max_distance']} A, "
                                      f"offset <= {q['max_offset']} A",
                                      extra={"offset": off, "cation_side": cation_side,
-                                            "ring": _names(T, rg.atoms), "cation_atoms": _names(T, cg.atoms)}))
+                                            "ring": _names(T, rg.atoms), "cation_atoms": _names(T, cg.atoms)},
+                                     p_atoms=cg.atoms if cation_side == "protein" else rg.atoms,
+                                     l_atoms=rg.atoms if cation_side == "protein" else cg.atoms))
     if "halogen_bond" in kinds:
         q = c["halogen_bond"]
         xs = [i for i in np.nonzero(lig_mask)[0] if s.element[i] in q["donors"]

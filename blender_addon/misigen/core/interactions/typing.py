@@ -291,10 +291,45 @@ def _truncated(s, rows, nb, heavy) -> list[int]:
     return out
 
 
+def covalent_link_rows(s) -> list[tuple[int, int]]:
+    """Rows of the protein–ligand covalent bonds recorded at load (meta ``covalent_links``).
+
+    They are not in ``s.bonds`` (a render that moves the ligand must not draw them) but they
+    are neighbours for typing and hydrogen placement."""
+    links = s.meta.get("covalent_links") or []
+    if not links:
+        return []
+    index = {(c, int(r), ic, rn, nm): k for k, (c, r, ic, rn, nm) in
+             enumerate(zip(s.chain.tolist(), s.resseq.tolist(), s.icode.tolist(), s.resname.tolist(),
+                           s.name.tolist()))}
+    lig_index = {}
+    mol = s.ligand_mol
+    lig_rows = np.nonzero(s.ligand)[0].tolist()
+    if mol is not None and mol.GetNumAtoms() == len(lig_rows):
+        # ligand atoms may have been renamed (composite): find them by their file names
+        for a in mol.GetAtoms():
+            info = a.GetPDBResidueInfo()
+            row = lig_rows[a.GetIdx()]
+            if info is not None:
+                lig_index[(str(s.chain[row]), int(s.resseq[row]), str(s.icode[row]), str(s.resname[row]),
+                           info.GetName().strip())] = row
+    out = []
+    for p, l_ in links:
+        i = index.get(tuple(p))
+        j = lig_index.get(tuple(l_)) if lig_index else index.get(tuple(l_))
+        if i is not None and j is not None:
+            out.append((i, j))
+    return out
+
+
 def type_structure(s, active_cutoff: float = 9.0) -> Typed:
     """Type every atom of residues near the ligand (within ``active_cutoff`` Å) and the ligand."""
     n = s.n_atoms
     nb = s.neighbours()
+    for i, j in covalent_link_rows(s):   # ligand–protein covalent bonds count as neighbours
+        if j not in nb[i]:
+            nb[i].append(j)
+            nb[j].append(i)
     is_h = s.is_hydrogen
     heavy = ~is_h
     heavy_nb = [[j for j in nb[i] if heavy[j]] for i in range(n)]
@@ -347,11 +382,26 @@ def type_structure(s, active_cutoff: float = 9.0) -> Typed:
         rings.extend(lig_rings)
         mol = s.ligand_mol
         from_file = str(s.meta.get("ligand_bond_orders", "")).startswith("file")
+        from_ccd = str(s.meta.get("ligand_bond_orders", "")).startswith("ccd")
         if mol is not None and from_file and mol.GetNumAtoms() == len(lig_rows):
             t = _rdkit_types(s, lig_rows, nb)
             arom = {i for i in lig_rows if t.get(i) == "Car"}
             apply_charge_pass(lig_rows, t, s.element, nb, arom, lig_rings)
             notes["ligand_typing"] = "rdkit"
+        elif mol is not None and from_ccd and mol.GetNumAtoms() == len(lig_rows):
+            # CCD template bond orders through RDKit; atoms the template did not describe
+            # keep their geometry types (het_ligand.TEMPLATE_PROP)
+            t = _rdkit_types(s, lig_rows, nb)
+            g = geometry_types(lig_rows, s.coords, s.element, nb, lig_rings)
+            geo = [lig_rows[a.GetIdx()] for a in mol.GetAtoms()
+                   if not (a.HasProp("misigen_template") and a.GetIntProp("misigen_template"))]
+            for i in geo:
+                t[i] = g[i]
+            arom = {i for i in lig_rows if t.get(i) == "Car"}
+            apply_charge_pass(lig_rows, t, s.element, nb, arom, lig_rings)
+            notes["ligand_typing"] = "ccd" if len(geo) < len(lig_rows) else "geometry"
+            if geo and len(geo) < len(lig_rows):
+                notes["ligand_geometry_atoms"] = [str(s.name[i]) for i in geo if not is_h[i]]
         elif s.resname[lig_rows[0]] in table["residues"]:
             # a standard residue as the ligand (e.g. free ARG): templates, as the reference does
             t = _template_types(s, lig_rows, s.resname[lig_rows[0]], is_h[lig_rows].any())
@@ -365,7 +415,7 @@ def type_structure(s, active_cutoff: float = 9.0) -> Typed:
             notes["ligand_typing"] = "geometry"
         for i, v in t.items():
             types[i] = v
-    rings = list(dict.fromkeys(rings))
+    rings = list({frozenset(r): r for r in rings}.values())   # one entry per ring, first seen
     atom_rings: dict = {}
     for k, ring in enumerate(rings):
         for a in ring:

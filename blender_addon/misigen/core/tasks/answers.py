@@ -26,13 +26,20 @@ def _chain(c: str) -> str:
 
 
 def format_pocket_hbonds(bonds: list[dict]) -> str:
-    """T9: ``ARG 221 NH2 A, O22; ARG 221 N A, O23`` (order as given: the finder's order)."""
+    """T9: ``ARG 221 NH2 A, O22; ARG 221 N A, O23`` (order as given: the finder's order), or
+    ``No`` for a complex without hydrogen bonds."""
+    if not bonds:
+        return "No"
     return "; ".join(f"{b['resname']} {b['resseq']}{b['icode']} {b['protein_atom']} {_chain(b['chain'])}, "
                      f"{b['ligand_atom']}" for b in bonds)
 
 
 def parse_pocket_hbonds(text: str) -> list[tuple]:
-    """→ [(resname, resseq, icode, protein_atom, chain, ligand_atom)], upper-cased."""
+    """→ [(resname, resseq, icode, protein_atom, chain, ligand_atom)], upper-cased ([] for 'No')."""
+    if re.fullmatch(r"\s*no\s*\.?\s*", text, re.IGNORECASE):
+        return []
+    if not text.strip():
+        raise ValueError("empty answer (a complex without hydrogen bonds is answered 'No')")
     out = []
     for part in [p for p in text.strip().rstrip(".").split(";") if p.strip()]:
         m = _T9.match(part)
@@ -102,5 +109,6 @@ def canonical(kind: str, text: str) -> str:
         yes, pairs = parse_residue_answer(text)
         return "Yes: " + "; ".join(f"{r} {p}, {l}" for r, p, l in pairs) if yes else "No"
     if kind == "pocket":
-        return "; ".join(f"{r} {n}{i} {p} {c}, {l}" for r, n, i, p, c, l in parse_pocket_hbonds(text))
+        bonds = parse_pocket_hbonds(text)
+        return "; ".join(f"{r} {n}{i} {p} {c}, {l}" for r, n, i, p, c, l in bonds) if bonds else "No"
     raise ValueError(kind)

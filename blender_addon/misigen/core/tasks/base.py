@@ -1,42 +1,105 @@
-"""The planner loop shared by all tasks: seeds, retries, failure records."""
+"""The planner base class and the loop shared by all tasks: seeds, retries, failure records."""
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 
 import numpy as np
 
-from ..scene_plan import RenderSpec
+from ..geometry import view_ops
+from ..labels import LabelPlan, ligand_atom_id, residue_id
+from ..scene_plan import RenderSpec, placed_labels
 from . import prompts
-from .common import COMPLEX, Context, Rejected, Sample, context_for, make_rng, sample_seed
-from .spec import TaskSpec, fill_template
+from .common import COMPLEX, Context, Planned, Rejected, Sample, context_for, make_rng, same_pose, sample_seed
+from .schema import fill_template
+
+HETERO = ("N", "O", "S", "P", "F", "Cl", "Br", "I")
+CONTACT = 4.5      # Å: a residue with a heavy atom this close to a ligand heavy atom is "in contact"
 
 
 class Planner:
     """Subclasses implement ``setup`` (once per structure; may raise Rejected for all samples)
-    and ``make`` (one sample; raises Rejected when its bounded retries are used up)."""
+    and ``make`` (one sample → ``Planned``; raises Rejected when its bounded retries are used up)."""
 
-    def __init__(self, task: TaskSpec, ctx: Context, split: str, seed: int):
+    def __init__(self, task, ctx: Context, split: str, seed: int, partners=None):
         self.task, self.ctx, self.split, self.seed = task, ctx, split, int(seed)
+        self.partners = partners
         self.d = task.data
         self.style = ctx.style
         self.sid = ctx.structure.id
         self.used: set = set()
         self.srng = make_rng(seed, self.sid, task.name, split, "structure")
 
-    # -- helpers
-    def spec(self, camera, ops: dict, parts=COMPLEX, residues=None, centre=None) -> RenderSpec:
-        return RenderSpec(self.sid, camera, self.style, {k: list(v) for k, v in ops.items() if v},
-                          parts=tuple(parts), residues=residues, labels=bool(self.d["labels"]), centre=centre)
+    # ------------------------------------------------------------------ render descriptions
+    def spec(self, camera, ops: dict, parts=COMPLEX, residues=None, centre=None, labels=None,
+             structure_id=None) -> RenderSpec:
+        return RenderSpec(structure_id or self.sid, camera, self.style, {k: list(v) for k, v in ops.items() if v},
+                          parts=tuple(parts), residues=residues, labels=labels, centre=centre)
 
-    def ligand_name(self) -> str:
-        s = self.ctx.structure
+    def view_spec(self, view: str, ctx: Context | None = None, parts=COMPLEX, residues=None, labels=None,
+                  extra: dict | None = None, fit_rows=None) -> RenderSpec:
+        """One canonical view, framed on its own ("view all" of what it shows)."""
+        ctx = ctx or self.ctx
+        centre = ctx.centre(parts, residues)
+        ops = {"all": view_ops(view)}
+        for part, more in (extra or {}).items():
+            ops[part] = list(ops.get(part, [])) + list(more)
+        camera = ctx.view_camera(ops, parts, residues, centre, fit_rows)
+        return self.spec(camera, ops, parts, residues, centre, labels, structure_id=ctx.structure.id)
+
+    def label_plan(self, ctx: Context | None = None, parts=COMPLEX, residues=None) -> LabelPlan | None:
+        """Labels of pocket/ligand views, with priorities that never depend on the answer: the
+        ligand's hetero atoms first, then the residues in contact with the ligand (nearest first),
+        then everything else. Residue labels carry the chain when more than one chain is shown."""
+        ctx = ctx or self.ctx
+        base = LabelPlan.from_style(self.style) if self.d["labels"] else None
+        if base is None:
+            return None
+        key = ("labelplan", tuple(parts), None if residues is None else tuple(map(tuple, residues)), base)
+
+        def make():
+            shown = ctx.shown(COMPLEX, residues)
+            lig = shown.ligand & ~shown.is_hydrogen
+            prot = ~shown.ligand & ~shown.is_hydrogen & ~shown.is_water
+            first = [ligand_atom_id(shown.name[i]) for i in np.nonzero(lig)[0] if shown.element[i] in HETERO]
+            if prot.any() and lig.any():
+                d = np.sqrt(((shown.coords[prot][:, None] - shown.coords[lig][None]) ** 2).sum(-1)).min(axis=1)
+                best: dict = {}
+                for row, dist in zip(np.nonzero(prot)[0], d):
+                    rid = residue_id(shown.chain[row], shown.resseq[row], shown.icode[row])
+                    best[rid] = min(dist, best.get(rid, np.inf))
+                first += [rid for rid, dist in sorted(best.items(), key=lambda kv: (kv[1], kv[0]))
+                          if dist <= CONTACT]
+            chains = len(set(shown.chain[prot].tolist())) > 1
+            return replace(base, chains=chains, first=tuple(first))
+        return ctx._memo(key, make)
+
+    def placed(self, spec: RenderSpec, ctx: Context | None = None) -> set:
+        """Ids of the labels drawn on one render."""
+        ctx = ctx or self.ctx
+        key = ("placed", spec.key())
+
+        def make():
+            shown = ctx.shown(spec.parts, spec.residues)
+            return {lab["id"] for lab in placed_labels(shown, spec) if lab["box"] is not None}
+        return ctx._memo(key, make)
+
+    def repeats_start(self, start: list, later: list) -> bool:
+        """Whether any later image (after-image, option) shows the same picture as a start view."""
+        return any(same_pose(a, b) for a in later for b in start)
+
+    # ------------------------------------------------------------------ text
+    def ligand_name(self, ctx: Context | None = None) -> str:
+        s = (ctx or self.ctx).structure
         rows = np.nonzero(s.ligand)[0]
         return str(s.resname[rows[0]]) if len(rows) else "LIG"
 
-    def question(self, images_text: list[str], parts=COMPLEX, **fields) -> str:
+    def question(self, images_text: list[str], parts=COMPLEX, labels: LabelPlan | None = None,
+                 shown=None, **fields) -> str:
+        shown = shown if shown is not None else self.ctx.shown(parts)
         values = {"structure": self.sid, "ligand": self.ligand_name(), "n_images": str(len(images_text)),
                   "image_list": prompts.image_list(images_text),
-                  "colours": prompts.colours_text(self.style, parts),
+                  "colours": prompts.colours_text(self.style, parts) + prompts.labels_text(labels, shown),
                   "frame_rules": prompts.frame_rules(self.style), "command_grammar": prompts.COMMAND_GRAMMAR,
                   "answer_format": self.d["answer_format"].strip(), **fields}
         return fill_template(self.task.template, values).strip() + "\n"
@@ -44,43 +107,62 @@ class Planner:
     def tries(self) -> int:
         return int(self.d["rejection"]["max_retries"])
 
-    # -- to implement
+    # ------------------------------------------------------------------ to implement
     def setup(self) -> None:
         pass
 
-    def make(self, index: int, rng: np.random.Generator, why: Counter) -> dict:
+    def count(self) -> int:
+        """How many samples to attempt for this structure (default: the spec's count)."""
+        return self.task.samples(self.split)
+
+    def make(self, index: int, rng: np.random.Generator, why: Counter) -> Planned:
         raise NotImplementedError
 
 
-def run_planner(planner_cls, task: TaskSpec, structure, style: dict, split: str, seed: int):
+class Unavailable(Rejected):
+    """A sample the complex cannot supply (e.g. too few H-bonded residues); not a rejection."""
+
+
+def _failure(structure_id, task, sample, why, category) -> dict:
+    return {"structure": structure_id, "task": task, "sample": sample, "why": why, "category": category}
+
+
+def run_planner(planner_cls, task, structure, style: dict, split: str, seed: int, partners=None):
+    """All samples of ``task`` for one structure and split, plus failure records
+    ({"structure", "task", "sample", "why", "category"}; category "rejected" or "unavailable")."""
     if split not in ("train", "test"):
         raise ValueError(f"split must be 'train' or 'test', got {split!r}")
     ctx = context_for(structure, style)
-    n = task.samples(split)
     samples, failures = [], []
-    if n == 0:
+    if task.samples(split) == 0:
         return samples, failures
-    p = planner_cls(task, ctx, split, seed)
-    ids = [f"{task.name}-{structure.id}-{split}-{i:03d}" for i in range(n)]
+    p = planner_cls(task, ctx, split, seed, partners)
+    ids = [f"{task.name}-{structure.id}-{split}-{i:03d}" for i in range(task.samples(split))]
     try:
         p.setup()
     except Rejected as r:
-        return [], [{"structure": structure.id, "task": task.name, "sample": sid, "why": r.why} for sid in ids]
+        cat = "unavailable" if isinstance(r, Unavailable) else "rejected"
+        return [], [_failure(structure.id, task.name, sid, r.why, cat) for sid in ids]
+    n = min(p.count(), len(ids))
     for i, sid in enumerate(ids):
+        if i >= n:
+            failures.append(_failure(structure.id, task.name, sid, p.count_why, "unavailable"))
+            continue
         rng = make_rng(seed, structure.id, task.name, split, i)
         why: Counter = Counter()
         try:
             out = p.make(i, rng, why)
         except Rejected as r:
             detail = "; ".join(f"{k} ×{v}" for k, v in sorted(why.items()))
-            failures.append({"structure": structure.id, "task": task.name, "sample": sid,
-                             "why": r.why + (f" (rejected attempts: {detail})" if detail else "")})
+            failures.append(_failure(structure.id, task.name, sid,
+                                     r.why + (f" (rejected attempts: {detail})" if detail else ""),
+                                     "unavailable" if isinstance(r, Unavailable) else "rejected"))
             continue
-        program = dict(out["program"])
+        program = dict(out.program)
         program["task"] = task.name
         program["rejected_attempts"] = dict(sorted(why.items()))
         samples.append(Sample(id=sid, task=task.name, split=split, structure=structure.id,
-                              question=out["question"], images=out["images"], options=out.get("options"),
-                              answer=out["answer"], program=program,
+                              question=out.question, images=list(out.images), options=out.options,
+                              answer=out.answer, program=program,
                               seed=sample_seed(seed, structure.id, task.name, split, i)))
     return samples, failures

@@ -1,148 +1,311 @@
 """T5 translation + rotation and T6 rotation + rotation: four option images, one correct.
 
-Reference A = the complex at its start orientation: its start views and its front view after
-f2(f1(A)). Target B = the same complex in another start orientation (two rolls drawn once per
-complex): its views, then four option images of B after candidate programs. Exactly one
-option is f2(f1(B)); distractors follow one scheme per sample:
+The reference complex A is shown in its start views and (image 4) seen from the front after
+the program f2(f1(A)). The options show a target after candidate programs:
 
-- ``magnitude_both``: both steps keep axis and sign, change magnitude;
-- ``flip_first``: the first step's sign flips, the second changes magnitude;
-- ``axis_first``: the first step changes axis, the second changes magnitude.
+- ``target: other_complex`` (T5, as MiSI-Bench): the target is ANOTHER complex B of the run
+  (``pairing.py``), shown in its own start views; options show B after each candidate;
+- ``target: after_image`` (T6, as MiSI-Bench): the target is image 4 itself; options show it
+  after each candidate program applied once more.
+
+Options come from ``distractors.py``: the shortcut-free 2×2 product (default) or MiSI-Bench's
+three schemes (``design: paper``).
 """
 from __future__ import annotations
 
 from collections import Counter
 
 from ..commands import Op, format_ops, parse_ops
+from ..errors import InputError
 from ..geometry import view_ops
 from . import prompts
-from .base import Planner
-from .common import LETTERS, Rejected, atom_classes, balanced_order, range_values, rmsd, rnd, spec_coords, view_distance
-
-
-def _step_ops(step: dict) -> list[Op]:
-    return [Op(step["verb"], ax, v) for ax in step["axes"] for v in range_values(step["values"])]
-
-
-def candidate_programs(d: dict) -> list[tuple]:
-    s1, s2 = d["steps"]
-    return [(a, b) for a in _step_ops(s1) for b in _step_ops(s2)
-            if not (d["distinct_axes"] and a.axis == b.axis)]
-
-
-def _other_magnitudes(op: Op, step: dict) -> list[Op]:
-    return [Op(op.verb, op.axis, v) for v in range_values(step["values"])
-            if (v > 0) == (op.value > 0) and abs(v) != abs(op.value)]
-
-
-def scheme_distractors(scheme: str, prog: tuple, d: dict) -> list[tuple]:
-    """Every distractor program the scheme allows for the true program ``prog`` (deterministic order)."""
-    (o1, o2), (s1, s2) = prog, d["steps"]
-    vals1 = range_values(s1["values"])
-    if scheme == "magnitude_both":
-        firsts = _other_magnitudes(o1, s1)
-    elif scheme == "flip_first":
-        firsts = [Op(o1.verb, o1.axis, -o1.value)] if -o1.value in vals1 else []
-    elif scheme == "axis_first":
-        firsts = [Op(o1.verb, ax, o1.value) for ax in s1["axes"] if ax != o1.axis]
-    else:
-        raise ValueError(scheme)
-    out = [(a, b) for a in firsts for b in _other_magnitudes(o2, s2)
-           if not (d["distinct_axes"] and a.axis == b.axis)]
-    return [p for p in out if p != prog]
+from .base import Planner, Unavailable
+from .common import (LETTERS, Planned, Rejected, atom_classes, balanced_order, context_for, in_frame, range_values,
+                     rmsd, rnd, view_distance)
+from .distractors import CHANGES, SCHEMES, candidate_programs, product_grids, scheme_distractors
+from .pairing import partner_order
+from .registry import TaskType, register
+from .schema import REQUIRED, VIEWS, Bool, Enum, Int, List, Map, Num, OPERATION, rejection
 
 
 class ChoicePlanner(Planner):
     def setup(self):
         d, ctx = self.d, self.ctx
-        self.shown = ctx.shown()
+        self.labels = self.label_plan()
+        self.start = [self.view_spec(v, labels=self.labels) for v in d["views"]]
+        self.camera = self._camera_of(self.start, d["views"])
         self.centre = ctx.centre()
-        self.camera = ctx.camera(self.task.camera)
-        self.classes = atom_classes(self.shown)
-        ts = d["target_start"]
-        vals = range_values(ts["values"])
-        self.b_ops = [Op("roll", ax, vals[int(self.srng.integers(len(vals)))]) for ax in ts["axes"]]
-        self.start = [self.spec(self.camera, {"all": view_ops(v)}, centre=self.centre) for v in d["views"]]
-        self.target = [self.spec(self.camera, {"all": self.b_ops + view_ops(v)}, centre=self.centre)
-                       for v in d["target_views"]]
+        if d["target"] == "other_complex":
+            self.tctx = context_for(self.pick_partner(), self.style)
+            self.tlabels = self.label_plan(self.tctx)
+            self.target = [self.view_spec(v, ctx=self.tctx, labels=self.tlabels) for v in d["target_views"]]
+            self.tcamera = self._camera_of(self.target, d["target_views"])
+        else:
+            self.tctx, self.tlabels, self.target, self.tcamera = ctx, self.labels, [], self.camera
+        self.tshown = self.tctx.shown()
+        self.tclasses = atom_classes(self.tshown)
+        self.tradii = self.tctx.radii(self.tshown)
         self.programs = candidate_programs(d)
         self.letters = balanced_order(list(LETTERS[: d["options"]]), self.srng)
-        self.schemes = balanced_order(list(d["distractor_schemes"]), self.srng)
+        self.schemes = balanced_order(list(d["distractors"]["schemes"]), self.srng)
         self._posed: dict = {}
 
-    def option_spec(self, prog, start_ops):
-        return self.spec(self.camera, {"all": list(start_ops) + list(prog) + view_ops(self.d["after_view"])},
-                         centre=self.centre)
+    def _camera_of(self, specs, views):
+        after = self.d["after_view"]
+        if after in views:
+            return specs[views.index(after)].camera
+        raise InputError(self.task.path, f"after_view: {after!r} must be one of the start views")
 
-    def posed(self, prog):
-        if prog not in self._posed:
-            xyz = spec_coords(self.shown, self.option_spec(prog, self.b_ops))
-            self._posed[prog] = (xyz, self.camera.project(xyz)[0])
-        return self._posed[prog]
+    def pick_partner(self):
+        """Another complex of the same split, chosen from the seed and the run's structure list."""
+        if self.partners is None:
+            raise Unavailable("needs another complex of the same split to pair with; none was given")
+        cands = self.partners.candidates(self.split, self.sid)
+        if not cands:
+            raise Unavailable(f"needs another complex in the {self.split} split of this run to pair with; "
+                              f"the run has none")
+        tried = []
+        for pid in partner_order(self.seed, self.sid, cands)[: int(self.d["partner_tries"])]:
+            try:
+                return self.partners.load(pid)
+            except InputError as exc:
+                tried.append(f"{pid} ({exc.problem})")
+        raise Unavailable("no partner complex could be loaded: " + "; ".join(tried))
 
-    def differ(self, p, q) -> str | None:
+    # ------------------------------------------------------------------ poses
+    def base_ops(self, prog) -> list:
+        """The state the candidate programs act on: B's start, or image 4's state (A after prog)."""
+        if self.d["target"] == "other_complex":
+            return []
+        return list(prog) + view_ops(self.d["after_view"])
+
+    def option_ops(self, base, cand) -> list:
+        ops = list(base) + list(cand)
+        return ops + (view_ops(self.d["after_view"]) if self.d["target"] == "other_complex" else [])
+
+    def option_spec(self, base, cand):
+        return self.spec(self.tcamera, {"all": self.option_ops(base, cand)}, centre=self.tctx.centre(),
+                         labels=self.tlabels, structure_id=self.tctx.structure.id)
+
+    def posed(self, base, cand):
+        key = (tuple(base), tuple(cand))
+        if key not in self._posed:
+            xyz = self.tctx.posed({"all": self.option_ops(base, cand)})
+            self._posed[key] = (xyz, self.tcamera.project(xyz)[0])
+        return self._posed[key]
+
+    def reference_after(self, prog):
+        return self.spec(self.camera, {"all": list(prog) + view_ops(self.d["after_view"])}, centre=self.centre,
+                         labels=self.labels)
+
+    def differ(self, base, p, q) -> str | None:
         rej = self.d["rejection"]
-        (xa, pa), (xb, pb) = self.posed(p), self.posed(q)
+        (xa, pa), (xb, pb) = self.posed(base, p), self.posed(base, q)
         if rmsd(xa, xb) < rej["min_option_rmsd"]:
             return "options too close in 3D"
-        if view_distance(pa, pb, self.classes) < rej["min_option_view_px"]:
+        if view_distance(pa, pb, self.tclasses) < rej["min_option_view_px"]:
             return "options look alike"
         return None
 
-    def make(self, index, rng, why: Counter):
+    def option_problem(self, base, cand, start_like) -> str | None:
+        xyz, _ = self.posed(base, cand)
+        if in_frame(self.tcamera, xyz, self.tradii).mean() < self.d["rejection"]["min_in_frame"]:
+            return "option image cut off by the frame"
+        if self.repeats_start(start_like, [self.option_spec(base, cand)]):
+            return "option repeats another image of the question"
+        return None
+
+    def truth_problem(self, prog) -> str | None:
+        ref = self.reference_after(prog)
+        xyz = self.ctx.posed({"all": list(prog) + view_ops(self.d["after_view"])})
+        if in_frame(self.camera, xyz, self.ctx.radii(self.ctx.shown())).mean() < self.d["rejection"]["min_in_frame"]:
+            return "reference after-image cut off by the frame"
+        if self.repeats_start(self.start, [ref]):
+            return "reference after-image repeats a start view"
+        return None
+
+    # ------------------------------------------------------------------ options
+    def grid_for(self, prog, base, rng, why: Counter, start_like, scheme: str) -> list | None:
+        """Four option programs (the true one first) that pass every check, or None."""
+        dd = self.d["distractors"]
+        need = self.d["options"]
+        if dd["design"] == "product":
+            for grid in list(product_grids(prog, dd["product"], self.d, rng))[: self.tries()]:
+                bad = next((r for c in grid if (r := self.option_problem(base, c, start_like))), None) or \
+                    next((r for i, a in enumerate(grid) for b in grid[i + 1:] if (r := self.differ(base, a, b))), None)
+                if bad is None:
+                    return grid
+                why[bad] += 1
+            return None
+        cands = scheme_distractors(scheme, prog, self.d)
+        picked = [prog]
+        for j in rng.permutation(len(cands)):
+            c = cands[int(j)]
+            bad = self.option_problem(base, c, start_like) or next(
+                (r for o in picked if (r := self.differ(base, c, o))), None)
+            if bad is None:
+                picked.append(c)
+                if len(picked) == need:
+                    return picked
+            else:
+                why[bad] += 1
+        return None
+
+    def make(self, index, rng, why: Counter) -> Planned:
         d = self.d
         letter = self.letters[index % len(self.letters)]
         scheme = self.schemes[index % len(self.schemes)]
-        need = d["options"] - 1
         pool = [p for p in self.programs if p not in self.used]
         chosen = None
         for k in rng.permutation(len(pool))[: self.tries()]:
             prog = pool[int(k)]
-            cands = scheme_distractors(scheme, prog, d)
-            picked = []
-            for j in rng.permutation(len(cands)):
-                c = cands[int(j)]
-                reasons = [self.differ(c, o) for o in [prog] + picked]
-                bad = next((r for r in reasons if r), None)
-                if bad is None:
-                    picked.append(c)
-                    if len(picked) == need:
-                        break
-                else:
-                    why[bad] += 1
-            if len(picked) == need:
-                chosen = (prog, picked)
+            bad = self.truth_problem(prog)
+            if bad:
+                why[bad] += 1
+                continue
+            base = self.base_ops(prog)
+            start_like = self.target + (self.start + [self.reference_after(prog)]
+                                        if d["target"] == "after_image" else [])
+            grid = self.grid_for(prog, base, rng, why, start_like, scheme)
+            if grid is not None:
+                chosen = (prog, base, grid)
                 break
-            why["too few distinct distractors"] += 1
+            why["no option set passes the checks"] += 1
         if chosen is None:
-            raise Rejected(f"no program with {need} visibly different distractors ({scheme}) "
-                           f"within {self.tries()} tries")
-        prog, picked = chosen
+            raise Rejected(f"no program with {d['options']} visibly different options within {self.tries()} tries")
+        prog, base, grid = chosen
         self.used.add(prog)
         order = list(LETTERS[: d["options"]])
         correct = order.index(letter)
-        progs = list(picked)
-        progs.insert(correct, prog)
-        options = [self.option_spec(p, self.b_ops) for p in progs]
-        # replay: the program's formatted ops, parsed back, give exactly the correct option
-        replay = self.option_spec(tuple(parse_ops(format_ops(prog))), self.b_ops)
+        others = [grid[int(k)] for k in 1 + rng.permutation(len(grid) - 1)]
+        progs = others[:correct] + [prog] + others[correct:]
+        options = [self.option_spec(base, p) for p in progs]
+        # replay: the answer's formatted ops, parsed back, give exactly the correct option image
+        replay = self.option_spec(base, tuple(parse_ops(format_ops(prog))))
         hits = [k for k, o in enumerate(options) if o.description() == replay.description()]
         assert hits == [correct], "replay must match exactly one option"
-        ref_after = self.spec(self.camera, {"all": list(prog) + view_ops(d["after_view"])}, centre=self.centre)
+        ref_after = self.reference_after(prog)
         images = self.start + [ref_after] + self.target
-        texts = [f"reference, start, seen {prompts.view_text(v)}" for v in d["views"]]
-        texts.append(f"reference seen {prompts.view_text(d['after_view'])} after the transformation")
-        texts += [f"target, start, seen {prompts.view_text(v)}" for v in d["target_views"]]
-        n_img = len(texts)
-        option_images = (f"The {d['options']} options are further images, {n_img + 1} to {n_img + d['options']}, "
-                         f"in order {', '.join(order)}, each showing the target seen "
-                         f"{prompts.view_text(d['after_view'])}.")
-        question = self.question(texts, n_options=str(d["options"]), option_images=option_images)
+        question = self.question_text(images, order)
+        roles = list(d["views"]) + ["reference after"] + [f"target {v}" for v in self.d["target_views"]]
         program = {"kind": "choice", "ops": [o.as_dict() for o in prog], "answer_text": format_ops(prog),
-                   "centre": rnd(self.centre), "target_start_ops": [o.as_dict() for o in self.b_ops],
-                   "after_view": d["after_view"], "scheme": scheme, "correct": letter,
+                   "image_roles": roles,
+                   "centre": rnd(self.centre), "target": d["target"], "after_view": d["after_view"],
+                   "design": d["distractors"]["design"], "correct": letter,
                    "options": [{"letter": L, "ops": [o.as_dict() for o in p], "text": format_ops(p),
                                 "correct": L == letter} for L, p in zip(order, progs)],
-                   "min_option_rmsd": round(min(rmsd(self.posed(a)[0], self.posed(b)[0])
+                   "min_option_rmsd": round(min(rmsd(self.posed(base, a)[0], self.posed(base, b)[0])
                                                 for i, a in enumerate(progs) for b in progs[i + 1:]), 3)}
-        return {"question": question, "images": images, "options": options, "answer": letter, "program": program}
+        if d["distractors"]["design"] == "product":
+            program["grid"] = [format_ops(g) for g in grid]
+            program["changes"] = [dict(c) for c in d["distractors"]["product"]]
+        else:
+            program["scheme"] = scheme
+        if d["target"] == "other_complex":
+            program["target_structure"] = self.tctx.structure.id
+            program["target_centre"] = rnd(self.tctx.centre())
+        return Planned(question, images, letter, program, options)
+
+    def question_text(self, images, order) -> str:
+        d = self.d
+        view = prompts.view_text(d["after_view"])
+        if d["target"] == "other_complex":
+            texts = [f"reference complex {self.sid}, start, seen {prompts.view_text(v)}" for v in d["views"]]
+            texts.append(f"reference complex {self.sid} seen {view} after the transformation")
+            tid = self.tctx.structure.id
+            texts += [f"target complex {tid}, start, seen {prompts.view_text(v)}" for v in d["target_views"]]
+            target = (f"The target is another complex, {tid} (ligand {self.ligand_name(self.tctx)}), "
+                      f"in its own start orientation.")
+            what = f"the target complex {tid} seen {view}"
+        else:
+            texts = [f"the complex, start, seen {prompts.view_text(v)}" for v in d["views"]]
+            texts.append(f"the complex seen {view} after the transformation")
+            target = f"The target is the complex exactly as it is in image {len(texts)}."
+            what = f"the complex of image {len(texts)} after the same commands were applied to it once more"
+        n = len(texts)
+        option_images = (f"The {d['options']} options are further images, {n + 1} to {n + d['options']}, "
+                         f"in order {', '.join(order)}, each showing {what}.")
+        framing = prompts.framing_text("choice_" + d["target"], reference=d["views"].index(d["after_view"]) + 1,
+                                       after=len(d["views"]) + 1, n_images=n)
+        return self.question(texts, labels=self.labels, n_options=str(d["options"]), option_images=option_images,
+                             target=target, framing=framing)
+
+
+# ------------------------------------------------------------------ registration
+CHANGE = Map({"step": (Int(0, 1), REQUIRED), "change": (Enum(CHANGES), REQUIRED)})
+SCHEMA = {
+    "views": (List(VIEWS), REQUIRED),
+    "after_view": (VIEWS, "front"),
+    "steps": (List(OPERATION, 2, 2, unique=False), REQUIRED),
+    "distinct_axes": (Bool(), False),
+    "target": (Enum(("other_complex", "after_image")), REQUIRED),
+    "target_views": (List(VIEWS, min_len=0), []),
+    "partner_tries": (Int(1, 100), 3),
+    "options": (Int(2, 4), 4),
+    "distractors": (Map({"design": (Enum(("product", "paper")), "product"),
+                         "product": (List(CHANGE, 2, 2), [{"step": 0, "change": "sign"},
+                                                          {"step": 1, "change": "magnitude"}]),
+                         "schemes": (List(Enum(SCHEMES)), list(SCHEMES))}), {}),
+    "rejection": (rejection(min_option_rmsd=(Num(0), REQUIRED), min_option_view_px=(Num(0), REQUIRED),
+                            min_in_frame=(Num(0, 1), 0.9)), REQUIRED),
+}
+FIELDS = frozenset({"n_options", "option_images", "target", "framing"})
+
+
+def _check(name):
+    def check(d: dict, path) -> None:
+        s1, s2 = d["steps"]
+        want = ("move", "roll") if name == "translation_rotation" else ("roll", "roll")
+        for k, (s, w) in enumerate(zip((s1, s2), want)):
+            if s["verb"] != w:
+                raise InputError(path, f"steps[{k}].verb: {name} needs {w!r}, got {s['verb']!r}")
+        if name == "translation_rotation" and "z" in s1["axes"]:
+            raise InputError(path, "steps[0].axes: the translation step moves in the screen plane (x, y)")
+        if d["after_view"] not in d["views"]:
+            raise InputError(path, f"after_view: {d['after_view']!r} must be one of views {d['views']}")
+        if d["target"] == "other_complex":
+            if d["after_view"] not in d["target_views"]:
+                raise InputError(path, f"target_views: must include after_view {d['after_view']!r}")
+        elif d["target_views"]:
+            raise InputError(path, "target_views: only for target: other_complex (after_image has no own views)")
+        dd = d["distractors"]
+        if dd["design"] == "product":
+            if d["options"] != 4:
+                raise InputError(path, "options: the 2×2 product design has exactly 4 options")
+            c1, c2 = dd["product"]
+            if c1["step"] == c2["step"]:
+                raise InputError(path, "distractors.product: the two changes must act on different steps "
+                                       "(so they commute and every option stands in the same relation)")
+        progs = candidate_programs(d)
+        if not progs:
+            raise InputError(path, "steps: no candidate program")
+        if dd["design"] == "paper":
+            for scheme in dd["schemes"]:
+                worst = min(len(scheme_distractors(scheme, p, d)) for p in progs)
+                if worst < d["options"] - 1:
+                    raise InputError(path, f"distractors.schemes: {scheme!r} gives only {worst} distinct "
+                                           f"distractor(s) for some answers; {d['options'] - 1} needed")
+        else:
+            import numpy as np
+            rng = np.random.default_rng(0)
+            if not any(next(product_grids(p, dd["product"], d, rng), None) for p in progs):
+                raise InputError(path, "distractors.product: no program has a full 2×2 option grid "
+                                       "(widen steps[*].values or axes)")
+    return check
+
+
+def _features(program: dict) -> list:
+    out = [("letter", program["correct"])]
+    for k, op in enumerate(program.get("ops", []), 1):
+        out += [(f"step{k}_axis", op["axis"]), (f"step{k}_sign", "+" if op["value"] > 0 else "-")]
+    if "scheme" in program:
+        out.append(("scheme", program["scheme"]))
+    return out
+
+
+register(TaskType("translation_rotation", ChoicePlanner, SCHEMA, FIELDS, "letter", check=_check("translation_rotation"),
+                  features=_features, description="Apply the translation + rotation seen on the reference to the target."))
+register(TaskType("rotation_rotation", ChoicePlanner, SCHEMA, FIELDS, "letter", check=_check("rotation_rotation"),
+                  features=_features, description="Apply the two rotations seen on the reference to the target."))
+
+__all__ = ["ChoicePlanner", "candidate_programs", "scheme_distractors", "range_values", "Op"]

@@ -6,13 +6,13 @@ passed in explicitly and seeded from (root seed, structure, task, split, sample 
 from __future__ import annotations
 
 import hashlib
-import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..camera import Camera
+from .. import geometry
+from ..camera import Camera, frame_points
 from ..commands import Op, format_number
 from ..scene_plan import PARTS, RenderSpec, part_matrices, posed_coords, shown_structure
 from ..structure import Structure
@@ -30,6 +30,16 @@ class Rejected(Exception):
         self.why = why
 
 
+@dataclass(frozen=True)
+class Planned:
+    """What a planner's ``make`` returns for one sample (the run loop adds id, seed, split)."""
+    question: str
+    images: list                 # [RenderSpec] in prompt order
+    answer: str
+    program: dict                # machine-readable ground truth
+    options: list | None = None  # [str] or [RenderSpec] in A–D order, or None
+
+
 @dataclass
 class Sample:
     id: str
@@ -43,8 +53,13 @@ class Sample:
     program: dict
     seed: int
 
+    def render_specs(self) -> list:
+        """Every RenderSpec of the sample: images, then option images."""
+        return list(self.images) + [o for o in (self.options or []) if isinstance(o, RenderSpec)]
+
     def as_record(self, image_path=None) -> dict:
-        """The QA record; RenderSpecs become ``image_path(spec)`` (default images/<key>.png)."""
+        """The QA record of the dataset contract (the one place it is built); RenderSpecs become
+        ``image_path(spec)`` (default ``images/<key>.png``)."""
         image_path = image_path or (lambda spec: f"images/{spec.key()}.png")
         conv = lambda x: image_path(x) if isinstance(x, RenderSpec) else x  # noqa: E731
         return {"id": self.id, "task": self.task, "split": self.split, "structure": self.structure,
@@ -125,32 +140,54 @@ def rnd(v, nd=4):
     return [round(float(x), nd) for x in v]
 
 
-def sphere_camera(centre, radius: float, style: dict, max_zoom: float = 0.0,
-                  clearance: float = 0.0) -> Camera:
-    """The camera looking at ``centre`` down −Z that shows a sphere of ``radius`` in every view.
-
-    Any rotation about ``centre`` keeps the atoms inside the sphere, so one camera fits all
-    canonical views and rolls. Perspective: far enough that the sphere fits the narrower
-    field of view (less the style's margin) and that after the largest ``move z`` the
-    nearest atom is still ``clearance`` Å in front of the camera.
-    """
+def fit_camera(points: np.ndarray, radii: np.ndarray, style: dict) -> Camera:
+    """"View all" (as ChimeraX's ``view``): the camera looking down −Z, centred on what it shows
+    and set back until the spheres' bounding box fills the frame less the style's margin.
+    Perspective is refined a few times (near atoms look bigger, so the first solve is off).
+    Position and scale are rounded (4 decimals) so records do not depend on float noise."""
     w, h = (int(x) for x in style["render"]["resolution"])
-    cam_cfg = style["camera"]
-    fill = 1.0 - float(cam_cfg["margin"])
-    aspect = h / w
-    c = np.asarray(centre, float)
-    if cam_cfg["projection"] == "perspective":
-        fov = float(cam_cfg["fov_deg"])
-        t = math.tan(math.radians(fov) / 2) * fill * min(1.0, aspect)
-        dist = radius / math.sin(math.atan(t))
-        dist = max(dist, max_zoom + radius + clearance)
-        pos = (float(c[0]), float(c[1]), float(c[2] + dist))
-        return Camera(tuple(rnd(pos)), w, h, "perspective", fov,
-                      clip=(0.1, round(dist + radius + 10.0, 1)))
-    half_w = max(radius, radius / aspect) / fill
-    pos = (float(c[0]), float(c[1]), float(c[2] + radius + 50.0))
-    return Camera(tuple(rnd(pos)), w, h, "orthographic", ortho_scale=round(2 * half_w, 4),
-                  clip=(0.1, round(2 * radius + 100.0, 1)))
+    cfg = style["camera"]
+    fill = 1.0 - float(cfg["margin"])
+    points = np.asarray(points, float)
+    radii = np.broadcast_to(np.asarray(radii, float), (len(points),))
+    cam = frame_points(points, radii, w, h, cfg["projection"], float(cfg["fov_deg"]), float(cfg["margin"]))
+    if cam.projection == "perspective":
+        for _ in range(6):
+            pix, depth = cam.project(points)
+            r = radii * cam.pixel_scale(depth)
+            u0, u1 = (pix[:, 0] - r).min(), (pix[:, 0] + r).max()
+            v0, v1 = (pix[:, 1] - r).min(), (pix[:, 1] + r).max()
+            span = max((u1 - u0) / w, (v1 - v0) / h)
+            ref = float(np.median(depth))
+            scale = float(cam.pixel_scale(np.array([ref]))[0])
+            dx, dy = ((u0 + u1) / 2 - w / 2) / scale, -((v0 + v1) / 2 - h / 2) / scale
+            dz = ref * (span / fill - 1.0)
+            x, y, z = cam.position
+            cam = replace(cam, position=(x + dx, y + dy, z + dz))
+            if abs(span / fill - 1.0) < 1e-3 and abs(dx) + abs(dy) < 1e-3:
+                break
+        far = float(cam.position[2] - (points[:, 2] - radii).min())
+        cam = replace(cam, clip=(0.1, round(far + 10.0, 1)))
+    return replace(cam, position=tuple(rnd(cam.position)), ortho_scale=round(float(cam.ortho_scale), 4))
+
+
+def zoom_camera(points: np.ndarray, radii: np.ndarray, style: dict, max_zoom: float, clearance: float) -> Camera:
+    """The front camera of the zooming task: "view all", then set back (if needed) so that after
+    the largest ``move z`` the nearest sphere is still ``clearance`` Å in front of the camera."""
+    cam = fit_camera(points, radii, style)
+    near = float((np.asarray(points)[:, 2] + radii).max())
+    z = max(cam.position[2], near + max_zoom + clearance)
+    far = float(z - (np.asarray(points)[:, 2] - radii).min())
+    return replace(cam, position=(cam.position[0], cam.position[1], round(z, 4)),
+                   clip=(0.1, round(far + 10.0, 1)))
+
+
+def frame_span(camera: Camera, xyz: np.ndarray, radii: np.ndarray) -> tuple[float, float]:
+    """Fraction of the image width and height that the spheres' bounding box spans."""
+    pix, depth = camera.project(xyz)
+    r = np.asarray(radii) * camera.pixel_scale(depth)
+    return (float(((pix[:, 0] + r).max() - (pix[:, 0] - r).min()) / camera.width),
+            float(((pix[:, 1] + r).max() - (pix[:, 1] - r).min()) / camera.height))
 
 
 def rmsd(a: np.ndarray, b: np.ndarray) -> float:
@@ -176,23 +213,42 @@ def view_distance(pix_a: np.ndarray, pix_b: np.ndarray, classes: np.ndarray, max
     return total / max(count, 1)
 
 
+def same_pose(a: RenderSpec, b: RenderSpec) -> bool:
+    """Whether two renders show the same atoms in the same pose, whatever commands led there and
+    however each is framed (a start view seen again, only re-framed, is still a repeat)."""
+    if (a.structure_id, a.parts, a.residues) != (b.structure_id, b.parts, b.residues):
+        return False
+    ca = np.zeros(3) if a.centre is None else np.asarray(a.centre, float)
+    cb = np.zeros(3) if b.centre is None else np.asarray(b.centre, float)
+    probe = np.array([[0.0, 0, 0], [10, 0, 0], [0, 10, 0], [0, 0, 10]]) + ca
+    for part in ("all", "protein", "ligand"):
+        ma, _ = geometry.compose(a.ops.get(part, []), ca)
+        mb, _ = geometry.compose(b.ops.get(part, []), cb)
+        if not np.allclose(geometry.apply(ma, probe), geometry.apply(mb, probe), atol=1e-3):
+            return False
+    return True
+
+
 # ------------------------------------------------------------------ per-structure context
 class Context:
     """Everything the planners compute once per (structure, style): shown sets, centres,
-    cameras, H-bonds. Cached by object identity (bounded), so planning every task of one
-    structure reuses it; results never depend on what else was planned."""
+    view cameras, interactions. Cached by object identity (bounded), so planning every task
+    of one structure reuses it; results never depend on what else was planned."""
 
     def __init__(self, structure: Structure, style: dict):
         self.structure = structure
         self.style = style
-        self._shown: dict = {}
+        self.cache: dict = {}
         self._hbonds = None
 
+    def _memo(self, key, make):
+        if key not in self.cache:
+            self.cache[key] = make()
+        return self.cache[key]
+
     def shown(self, parts=COMPLEX, residues=None) -> Structure:
-        key = (tuple(parts), None if residues is None else tuple(map(tuple, residues)))
-        if key not in self._shown:
-            self._shown[key] = shown_structure(self.structure, self.style, tuple(parts), residues)
-        return self._shown[key]
+        key = ("shown", tuple(parts), None if residues is None else tuple(map(tuple, residues)))
+        return self._memo(key, lambda: shown_structure(self.structure, self.style, tuple(parts), residues))
 
     def radii(self, shown: Structure) -> np.ndarray:
         return atom_radii(shown, self.style)
@@ -201,19 +257,22 @@ class Context:
         """Pinned centre of rotation: the centroid of the shown atoms, rounded (4 decimals)."""
         return tuple(rnd(self.shown(parts, residues).coords.mean(axis=0)))
 
-    def radius(self, parts, residues, centre) -> float:
-        s = self.shown(parts, residues)
-        r = np.linalg.norm(s.coords - np.asarray(centre), axis=1) + self.radii(s)
-        return float(r.max())
+    def posed(self, ops: dict, parts=COMPLEX, residues=None, centre=None) -> np.ndarray:
+        """Posed coordinates of the shown atoms after ``ops`` ({"all"|"protein"|"ligand": [Op]})."""
+        shown = self.shown(parts, residues)
+        centre = self.centre(parts, residues) if centre is None else centre
+        key = ("posed", tuple(parts), None if residues is None else tuple(map(tuple, residues)),
+               tuple(centre), tuple((k, tuple(v)) for k, v in sorted(ops.items()) if v))
+        return self._memo(key, lambda: posed_coords(shown, part_matrices(shown, ops, centre)[0]))
 
-    def camera(self, group: dict, parts=COMPLEX, residues=None) -> Camera:
-        """The one camera of a shown set: its bounding sphere about the pinned centre, grown by
-        the largest in-plane move (``pad``) and distanced for the largest zoom (``max_zoom``)."""
-        c = self.centre(parts, residues)
-        radius = self.radius(parts, residues, c) + float(group.get("pad", 0.0))
-        radius = max(radius, float(group.get("min_radius", 0.0)))
-        return sphere_camera(c, radius, self.style, float(group.get("max_zoom", 0.0)),
-                             float(group.get("zoom_clearance", 0.0)))
+    def view_camera(self, ops: dict, parts=COMPLEX, residues=None, centre=None, fit_rows=None) -> Camera:
+        """"View all" of the shown atoms posed by ``ops`` (``fit_rows``: only these rows count)."""
+        shown = self.shown(parts, residues)
+        xyz = self.posed(ops, parts, residues, centre)
+        radii = self.radii(shown)
+        if fit_rows is not None:
+            xyz, radii = xyz[fit_rows], radii[fit_rows]
+        return fit_camera(xyz, radii, self.style)
 
     def hbonds(self) -> list:
         """Protein–ligand H-bonds of the full structure, one per (residue, protein atom, ligand
@@ -233,13 +292,12 @@ class Context:
 
     def row_map(self, shown: Structure) -> dict:
         """Full-structure row → shown row (matched by exact coordinates and atom name)."""
-        key = ("rowmap", id(shown))
-        if key not in self._shown:
+        def make():
             index = {(c.tobytes(), n): k for k, (c, n) in enumerate(zip(shown.coords, shown.name))}
             s = self.structure
-            self._shown[key] = {i: index[(s.coords[i].tobytes(), s.name[i])] for i in range(s.n_atoms)
-                                if (s.coords[i].tobytes(), s.name[i]) in index}
-        return self._shown[key]
+            return {i: index[(s.coords[i].tobytes(), s.name[i])] for i in range(s.n_atoms)
+                    if (s.coords[i].tobytes(), s.name[i]) in index}
+        return self._memo(("rowmap", id(shown)), make)
 
 
 _CACHE: list = []
@@ -274,17 +332,9 @@ def in_frame(camera: Camera, xyz: np.ndarray, radii=None) -> np.ndarray:
         (pix[:, 1] - r >= 0) & (pix[:, 1] + r <= camera.height)
 
 
-def ops_dicts(ops) -> list[dict]:
-    return [op.as_dict() for op in ops]
-
-
 def op_from_dict(d: dict) -> Op:
     return Op(d["op"], d["axis"], float(d["value"]))
 
 
-def canonical_json(obj) -> str:
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-__all__ = ["Rejected", "Sample", "split_for", "make_rng", "sample_seed", "range_values", "Context",
-           "context_for", "sphere_camera", "view_distance", "rmsd", "PARTS"]
+__all__ = ["Rejected", "Planned", "Sample", "split_for", "make_rng", "sample_seed", "range_values", "Context",
+           "context_for", "fit_camera", "zoom_camera", "view_distance", "rmsd", "PARTS"]

@@ -1,19 +1,33 @@
 """T7 docking: pocket alone, ligand alone (rotated about its own centre, moved beside the
 pocket), both together; the answer is the inverse that re-docks the ligand: roll first
-(about the ligand's own centre), then move: ``roll x 75, move x -14``."""
+(about the ligand's own centre), then move: ``roll x 75, move x -14``.
+
+Framing (each image "view all" of what it shows): the pocket views fill the frame with the
+pocket, the ligand views with the ligand, the combined view with pocket + moved ligand, so
+the moved ligand sits at the far left or right of that image, as in MiSI-Bench. The
+distance is the smallest whole Å that clears the pocket (ligand as a sphere: any rotation)
+plus one of the spec's ``extra`` values (the paper: ± {0, 1, 2} Å), kept only when the rotated
+ligand neither clashes with the pocket in 3D nor overlaps it on screen.
+"""
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 
 import numpy as np
 
 from .. import geometry
 from ..commands import Op, format_number, format_ops, parse_ops
+from ..errors import InputError
 from ..geometry import view_ops
+from ..labels import ligand_atom_id
 from . import prompts
 from .base import Planner
-from .common import (COMPLEX, Rejected, atom_classes, balanced_order, range_values, rnd, sphere_camera,
+from .common import (COMPLEX, Planned, Rejected, atom_classes, balanced_order, fit_camera, range_values, rnd,
                      spec_coords, view_distance)
+from .motion import _features
+from .registry import TaskType, register
+from .schema import REQUIRED, AXIS, VIEWS, Enum, List, Map, Num, Range, rejection
 
 POCKET, LIGAND = ("protein",), ("ligand",)
 
@@ -26,34 +40,32 @@ class DockingPlanner(Planner):
         self.pocket = ctx.shown(POCKET)
         if self.lig.n_atoms == 0 or self.pocket.n_atoms == 0:
             raise Rejected("docking needs a ligand and a pocket")
+        self.labels = self.label_plan()
+        # Ligand views name every ligand atom (hetero atoms first); the pocket and combined views
+        # name the residues only, so no label hides the small moved ligand.
+        self.lig_labels = self.combined_labels = None
+        if self.labels is not None:
+            lig_ids = [i for i in self.labels.first if i.startswith("lig ")]
+            lig_ids += [ligand_atom_id(n) for n in self.lig.name[~self.lig.is_hydrogen] if ligand_atom_id(n) not in lig_ids]
+            self.lig_labels = replace(self.labels, residues=False, first=tuple(lig_ids))
+            self.combined_labels = replace(self.labels, ligand_atoms=False)
         self.centre = ctx.centre(COMPLEX)
-        c = np.asarray(self.centre)
         lig_c = self.lig.coords.mean(axis=0)
-        r_lig = float((np.linalg.norm(self.lig.coords - lig_c, axis=1) + ctx.radii(self.lig)).max())
-        self.r_lig = r_lig
+        self.lig_r = ctx.radii(self.lig)
+        self.pocket_r = ctx.radii(self.pocket)
+        self.full_r = ctx.radii(self.full)
+        r_lig = float((np.linalg.norm(self.lig.coords - lig_c, axis=1) + self.lig_r).max())
         self.extras = range_values(d["displacement"]["extra"])
         self.angles = range_values(d["rotation"]["values"])
         # smallest whole-Å distance per side that clears the pocket's x-extent (ligand as a sphere)
-        pk_r = ctx.radii(self.pocket)
-        gap = float(d["rejection"]["min_screen_gap"])
-        need = {"left": (lig_c[0] + r_lig) - (self.pocket.coords[:, 0] - pk_r).min() + gap,
-                "right": (self.pocket.coords[:, 0] + pk_r).max() - (lig_c[0] - r_lig) + gap}
+        need = {"left": (lig_c[0] + r_lig) - (self.pocket.coords[:, 0] - self.pocket_r).min(),
+                "right": (self.pocket.coords[:, 0] + self.pocket_r).max() - (lig_c[0] - r_lig)}
         self.base = {side: float(np.ceil(max(v, 0.0))) for side, v in need.items()}
-        far = [lig_c + np.array([(-1 if side == "left" else 1) * (self.base[side] + max(self.extras)), 0, 0])
-               for side in d["displacement"]["sides"]]
-        radius = max([ctx.radius(POCKET, None, self.centre)] +
-                     [float(np.linalg.norm(f - c)) + r_lig for f in far])
-        self.camera = sphere_camera(self.centre, radius, self.style)
-        self.pocket_views = [self.spec(self.camera, {"all": view_ops(v)}, parts=POCKET, centre=self.centre)
+        self.pocket_views = [self.spec(ctx.view_camera({"all": view_ops(v)}, POCKET, centre=self.centre),
+                                       {"all": view_ops(v)}, parts=POCKET, centre=self.centre,
+                                       labels=self.combined_labels)
                              for v in d["pocket_views"]]
         self.lig_classes = atom_classes(self.lig)
-        self.pocket_r = ctx.radii(self.pocket)
-        self.lig_r = ctx.radii(self.lig)
-        pix, depth = self.camera.project(self.pocket.coords)
-        scale = self.camera.pixel_scale(depth)
-        self.pocket_lo = float((pix[:, 0] - self.pocket_r * scale).min())
-        self.pocket_hi = float((pix[:, 0] + self.pocket_r * scale).max())
-        self.px_per_a = float(self.camera.pixel_scale(np.array([self.camera.position[2] - c[2]]))[0])
         classes = [(("axis", ax), ("side", side)) for ax in d["rotation"]["axes"] for side in d["displacement"]["sides"]]
         self.order = [(c[0][1], c[1][1]) for c in balanced_order(classes, self.srng)]
         self.signs = balanced_order([1, -1], self.srng)
@@ -63,15 +75,31 @@ class DockingPlanner(Planner):
         disp = -dist if side == "left" else dist
         return [Op("roll", axis, -angle), Op("move", self.d["displacement"]["axis"], disp)]
 
+    def combined(self, pert):
+        """The combined front view: pocket + moved ligand, framed on both."""
+        ops = {"ligand": pert}
+        xyz = self.ctx.posed(ops, COMPLEX, centre=self.centre)
+        return self.spec(fit_camera(xyz, self.full_r, self.style), ops, centre=self.centre,
+                         labels=self.combined_labels), xyz
+
+    def ligand_views(self, pert):
+        out = []
+        for v in self.d["ligand_views"]:
+            ops = {"ligand": pert + view_ops(v)}
+            xyz = self.ctx.posed(ops, LIGAND, centre=self.centre)
+            out.append(self.spec(fit_camera(xyz, self.lig_r, self.style), ops, parts=LIGAND, centre=self.centre,
+                                 labels=self.lig_labels))
+        return out
+
     def rot_pixels(self, axis, angle):
-        """Ligand-alone views after the rotation alone, centred (identity-free comparison)."""
+        """Ligand-alone views after the rotation alone, centred and scaled alike (identity-free)."""
         key = (axis, angle)
         if key not in self._rot_pix:
             out = []
+            cam = self.pocket_views[0].camera
             for v in self.d["ligand_views"]:
-                spec = self.spec(self.camera, {"ligand": [Op("roll", axis, -angle)] + view_ops(v)},
-                                 parts=LIGAND, centre=self.centre)
-                pix = self.camera.project(spec_coords(self.lig, spec))[0]
+                xyz = self.ctx.posed({"ligand": [Op("roll", axis, -angle)] + view_ops(v)}, LIGAND, centre=self.centre)
+                pix = cam.project(xyz)[0]
                 out.append(pix - pix.mean(axis=0))
             self._rot_pix[key] = out
         return self._rot_pix[key]
@@ -79,20 +107,21 @@ class DockingPlanner(Planner):
     def check(self, axis, angle, side, dist) -> str | None:
         rej = self.d["rejection"]
         pert = self.perturbation(axis, angle, side, dist)
-        combined = self.spec(self.camera, {"ligand": pert}, centre=self.centre)
-        xyz = spec_coords(self.full, combined)
+        spec, xyz = self.combined(pert)
         lig_xyz, pocket_xyz = xyz[self.full.ligand], xyz[~self.full.ligand]
         dmin = np.sqrt(((lig_xyz[:, None, :] - pocket_xyz[None, :, :]) ** 2).sum(-1)).min()
         if dmin < rej["min_clash_distance"]:
             return "ligand overlaps the pocket"
-        pix, depth = self.camera.project(lig_xyz)
-        scale = self.camera.pixel_scale(depth)
-        lo, hi = (pix[:, 0] - self.lig_r * scale).min(), (pix[:, 0] + self.lig_r * scale).max()
-        gap = (self.pocket_lo - hi) if side == "left" else (lo - self.pocket_hi)
-        if gap < rej["min_screen_gap"] * self.px_per_a:
+        cam = spec.camera
+        pix, depth = cam.project(xyz)
+        half = self.full_r * cam.pixel_scale(depth)
+        lo, hi = pix[:, 0] - half, pix[:, 0] + half
+        lig, pk = self.full.ligand, ~self.full.ligand
+        gap = (lo[pk].min() - hi[lig].max()) if side == "left" else (lo[lig].min() - hi[pk].max())
+        if gap < rej["min_screen_gap_px"]:
             return "ligand not clear of the pocket on screen"
-        if lo < 0 or hi > self.camera.width:
-            return "ligand off-screen"
+        if self.repeats_start(self.pocket_views, [spec]):
+            return "combined view repeats a pocket view"
         if rej["min_rotation_view_px"] > 0:
             mine = self.rot_pixels(axis, angle)
             for ax2 in self.d["rotation"]["axes"]:
@@ -105,19 +134,17 @@ class DockingPlanner(Planner):
                         return "rotation looks like another (symmetric ligand)"
         return None
 
-    def make(self, index, rng, why: Counter):
+    def make(self, index, rng, why: Counter) -> Planned:
         d = self.d
         axis, side = self.order[index % len(self.order)]
         sign = self.signs[(index + index // len(self.order)) % 2]    # roll signs alternate too
-        pool = [(a, self.base[side] + e) for a in self.angles for e in self.extras
-                if (axis, a, side, self.base[side] + e) not in self.used and (a > 0) == (sign > 0)]
-        pool += [(a, self.base[side] + e) for a in self.angles for e in self.extras
-                 if (axis, a, side, self.base[side] + e) not in self.used and (a > 0) != (sign > 0)]
+        cands = [(a, self.base[side] + e) for a in self.angles for e in self.extras
+                 if self.base[side] + e > 0 and (axis, a, side, self.base[side] + e) not in self.used]
+        pref = [c for c in cands if (c[0] > 0) == (sign > 0)]
+        rest = [c for c in cands if (c[0] > 0) != (sign > 0)]
+        pool = [pref[int(k)] for k in rng.permutation(len(pref))] + [rest[int(k)] for k in rng.permutation(len(rest))]
         found = None
-        n_pref = sum((a > 0) == (sign > 0) for a, _ in pool)
-        order = list(rng.permutation(n_pref)) + [n_pref + int(k) for k in rng.permutation(len(pool) - n_pref)]
-        for k in order[: self.tries()]:
-            angle, dist = pool[int(k)]
+        for angle, dist in pool[: self.tries()]:
             reason = self.check(axis, angle, side, dist)
             if reason is None:
                 found = (angle, dist)
@@ -131,30 +158,65 @@ class DockingPlanner(Planner):
         ax_move = d["displacement"]["axis"]
         answer_ops = [Op("roll", axis, angle), Op("move", ax_move, -pert[1].value)]
         answer = format_ops(answer_ops)
+        combined, xyz = self.combined(pert)
         # replay: the parsed answer, applied to the displaced ligand about its own centre, re-docks it
-        combined = self.spec(self.camera, {"ligand": pert}, centre=self.centre)
         moved = spec_coords(self.full, combined)[self.full.ligand]
-        m, centres = geometry.compose(parse_ops(answer), moved.mean(axis=0))
+        m, _ = geometry.compose(parse_ops(answer), moved.mean(axis=0))
         back = geometry.apply(m, moved)
         err = float(np.abs(back - self.full.coords[self.full.ligand]).max())
         assert err < 1e-6, f"docking replay error {err}"
-        lig_views = [self.spec(self.camera, {"ligand": pert + view_ops(v)}, parts=LIGAND, centre=self.centre)
-                     for v in d["ligand_views"]]
-        images = self.pocket_views + lig_views + [combined]
+        images = self.pocket_views + self.ligand_views(pert) + [combined]
         texts = [f"the pocket alone (no ligand) seen {prompts.view_text(v)}" for v in d["pocket_views"]]
         texts += [f"the moved ligand alone seen {prompts.view_text(v)}, turned about the ligand's own centre"
                   for v in d["ligand_views"]]
         texts.append("the pocket and the moved ligand together, seen from the front (the start orientation, "
                      "the frame of the answer)")
-        question = self.question(texts, displacement_axis=ax_move,
+        n_p, n_l = len(d["pocket_views"]), len(d["ligand_views"])
+        framing = prompts.framing_text("docking", pocket=f"1–{n_p}" if n_p > 1 else "1",
+                                       ligand=f"{n_p + 1}–{n_p + n_l}" if n_l > 1 else str(n_p + 1),
+                                       combined=str(n_p + n_l + 1))
+        question = self.question(texts, labels=self.labels, displacement_axis=ax_move, framing=framing,
                                  rotation_range=prompts.values_text(self.angles, "degrees"),
-                                 distance_range=f"a multiple of {format_number(d['displacement']['extra']['step'])} Å")
+                                 distance_range=f"a whole number of Å (a multiple of "
+                                                f"{format_number(d['displacement']['extra']['step'])} Å)")
+        lo = min(self.base.values()) + min(self.extras)
+        hi = max(self.base.values()) + max(self.extras)
         program = {"kind": "docking", "ops": [o.as_dict() for o in answer_ops],
                    "perturbation": [o.as_dict() for o in pert], "order": "roll about the ligand centre, then move",
                    "centre": rnd(self.centre), "ligand_centre": rnd(self.full.coords[self.full.ligand].mean(axis=0)),
                    "displaced_ligand_centre": rnd(moved.mean(axis=0)), "side": side,
-                   "roll_range": [min(self.angles), max(self.angles)],
-                   "move_range": [-max(self.base.values()) - max(self.extras), max(self.base.values()) + max(self.extras)],
-                   "clearing_distance": self.base[side], "replay_error": err,
+                   "roll_range": [min(self.angles), max(self.angles)], "move_range": [-hi, hi],
+                   "answer_space": len(d["rotation"]["axes"]) * len(self.angles) * len(d["displacement"]["sides"])
+                   * len(self.extras),
+                   "move_magnitude_range": [lo, hi],
+                   "clearing_distance": self.base[side], "extra": dist - self.base[side], "replay_error": err,
                    "balance_class": {"axis": axis, "side": side, "roll_sign": "+" if angle > 0 else "-"}}
-        return {"question": question, "images": images, "options": None, "answer": answer, "program": program}
+        return Planned(question, images, answer, program)
+
+
+# ------------------------------------------------------------------ registration
+SCHEMA = {
+    "pocket_views": (List(VIEWS), REQUIRED),
+    "ligand_views": (List(VIEWS), REQUIRED),
+    "combined_view": (Enum(("front",)), "front"),
+    "rotation": (Map({"axes": (List(AXIS), REQUIRED), "values": (Range(nonzero=True), REQUIRED)}), REQUIRED),
+    "displacement": (Map({"axis": (Enum(("x",)), "x"), "extra": (Range(), REQUIRED),
+                          "sides": (List(Enum(("left", "right"))), ["left", "right"])}), REQUIRED),
+    "rejection": (rejection(min_clash_distance=(Num(0), REQUIRED), min_screen_gap_px=(Num(), REQUIRED),
+                            min_rotation_view_px=(Num(0), REQUIRED)), REQUIRED),
+}
+FIELDS = frozenset({"displacement_axis", "rotation_range", "distance_range", "framing"})
+
+
+def _check(d: dict, path) -> None:
+    if any(v != int(v) for v in range_values(d["displacement"]["extra"])):
+        raise InputError(path, "displacement.extra: whole Å values (the clearing distance is a whole number)")
+
+
+def _distinct(d: dict) -> int:
+    return len(d["rotation"]["axes"]) * len(range_values(d["rotation"]["values"])) * \
+        len(d["displacement"]["sides"]) * len(range_values(d["displacement"]["extra"]))
+
+
+register(TaskType("docking", DockingPlanner, SCHEMA, FIELDS, "ops", check=_check, distinct_answers=_distinct,
+                  features=_features, description="Put the displaced ligand back into its pocket."))

@@ -3,169 +3,249 @@
 Ground truth is ``core.interactions.find_interactions`` on the FULL structure (hydrogens
 included when present); answers list bonds in the finder's order (chain, resseq, icode,
 protein atom, ligand atom).
+
+Readability: every view is framed on its own; labels follow answer-independent priorities
+(``Planner.label_plan``; T4: the residue's atoms, then the ligand's atoms nearest the
+residue), and a sample is kept only when every name its answer needs is drawn in at least
+one of its images and every H-bond atom is visible in at least one.
 """
 from __future__ import annotations
 
+import math
 from collections import Counter
 
 import numpy as np
 
 from .. import geometry
-from ..camera import visible_atoms
 from ..commands import Op, format_number, format_ops, parse_ops
-from ..geometry import view_ops
-from ..labels import label_items, layout_labels
+from ..data_files import load_table
+from ..errors import InputError
+from ..labels import LabelPlan, atom_id, ligand_atom_id, residue_id
 from . import prompts
 from .answers import format_pocket_hbonds, format_residue_answer, hbond_entry
-from .base import Planner
-from .common import COMPLEX, LETTERS, Rejected, balanced_order, in_frame, rnd, spec_coords
+from .base import HETERO, Planner, Unavailable
+from .common import COMPLEX, LETTERS, Planned, Rejected, balanced_order, rnd
+from .distractors import MOVE_CHANGES, changes_commute, move_grid, paper_move_distractors
+from .registry import TaskType, register
+from .schema import REQUIRED, VIEWS, Bool, Enum, Int, List, Map, Num, rejection
+from ..camera import visible_atoms
 
 
 def residue_text(chain, resname, resseq, icode) -> str:
     return f"{resname} {resseq}{icode}" + (f" (chain {chain})" if chain else "")
 
 
-class HBondPlanner(Planner):
-    """Shared checks: the H-bond atoms are in frame in every view, visible in at least one,
-    and (optionally) their residue / ligand-atom labels are drawn in at least one."""
+def residue_class(resname: str) -> str:
+    for cls, names in load_table("residue_classes.yaml").items():
+        if resname in names:
+            return cls
+    return "other"
 
-    def view_info(self, shown, spec) -> dict:
-        key = ("viewinfo", id(shown), spec.key())
-        cache = self.ctx._shown
-        if key not in cache:
-            cam = spec.camera
-            xyz = spec_coords(shown, spec)
+
+class HBondPlanner(Planner):
+    """Shared checks: the H-bond atoms are visible in at least one view and every name the
+    answer needs is labelled in at least one view."""
+
+    def views(self, labels, residues=None, names=None) -> list:
+        return [self.view_spec(v, residues=residues, labels=labels) for v in (names or self.d["views"])]
+
+    def visible(self, spec) -> np.ndarray:
+        def make():
+            shown = self.ctx.shown(spec.parts, spec.residues)
+            xyz = self.ctx.posed(spec.ops, spec.parts, spec.residues, spec.centre)
             radii = self.ctx.radii(shown)
             bond_r = self.style["bond_radius"] if self.style["representation"] != "spheres" else 0.0
-            vis = visible_atoms(cam, xyz, radii, shown.bonds, bond_r)
-            inside = in_frame(cam, xyz, radii)
-            placed = set()
-            if spec.labels and self.style["labels"]["enabled"]:
-                pix, depth = cam.project(xyz)
-                items = label_items(shown, self.style)
-                for lab in layout_labels(items, pix, depth > cam.clip[0], self.style, cam.width, cam.height):
-                    if lab["box"] is not None:
-                        a = lab["atom"]
-                        placed.add(("residue", str(shown.chain[a]), int(shown.resseq[a]), str(shown.icode[a]))
-                                   if lab["kind"] == "residue" else ("ligand_atom", int(a)))
-            cache[key] = {"visible": vis, "inside": inside, "labels": placed, "xyz": xyz}
-        return cache[key]
+            return visible_atoms(spec.camera, xyz, radii, shown.bonds, bond_r)
+        return self.ctx._memo(("visible", spec.key()), make)
 
-    def setup_complex_views(self) -> None:
-        """The complex's H-bonds and its views of pocket + ligand with the shared camera (T8, T9)."""
-        self.hb = self.ctx.hbonds()
-        if not self.hb:
-            raise Rejected("no protein–ligand hydrogen bond in this complex")
-        self.shown = self.ctx.shown(COMPLEX)
-        self.centre = self.ctx.centre(COMPLEX)
-        self.camera = self.ctx.camera(self.task.camera)
-        self.specs = self.views(self.camera, self.centre)
-
-    def check_bonds(self, shown, specs, bonds) -> str | None:
+    def unreadable(self, specs, bonds, need_labels: list[str]) -> str | None:
+        """Why the sample cannot be answered from its images, or None."""
         rej = self.d["rejection"]
+        shown = self.ctx.shown(specs[0].parts, specs[0].residues)
         rows = self.ctx.row_map(shown)
-        infos = [self.view_info(shown, s) for s in specs]
         for it in bonds:
             p, l = rows.get(int(it.protein_index)), rows.get(int(it.ligand_index))
             if p is None or l is None:
                 return "H-bond atom not shown"
-            if not all(info["inside"][p] and info["inside"][l] for info in infos):
-                return "H-bond atom off-screen"
-            if rej["require_visible"] and not (any(i["visible"][p] for i in infos)
-                                               and any(i["visible"][l] for i in infos)):
+            if rej["require_visible"] and not (any(self.visible(s)[p] for s in specs)
+                                               and any(self.visible(s)[l] for s in specs)):
                 return "H-bond atom hidden in every view"
-            if rej["require_labels"] and self.d["labels"] and self.style["labels"]["enabled"]:
-                res = ("residue", it.chain, int(it.resseq), it.icode)
-                if self.style["labels"]["residues"] and not any(res in i["labels"] for i in infos):
-                    return "residue label unreadable in every view"
-                if self.style["labels"]["ligand_atoms"] and not any(("ligand_atom", l) in i["labels"]
-                                                                     for i in infos):
-                    return "ligand atom label unreadable in every view"
+        if rej["require_labels"] and specs[0].labels is not None:
+            drawn = set().union(*(self.placed(s) for s in specs))
+            missing = [n for n in need_labels if n not in drawn]
+            if missing:
+                return "label needed by the answer not drawn in any view"
         return None
 
-    def views(self, camera, centre, residues=None, names=None):
-        return [self.spec(camera, {"all": view_ops(v)}, residues=residues, centre=centre)
-                for v in (names or self.d["views"])]
+    def bond_labels(self, bonds) -> list[str]:
+        out = []
+        plan = self.label_plan()
+        for it in bonds:
+            if plan is not None and plan.residues:
+                out.append(residue_id(it.chain, it.resseq, it.icode))
+            if plan is not None and plan.ligand_atoms:
+                out.append(ligand_atom_id(it.ligand_atom))
+        return out
+
+    def residue_label_text(self, it) -> str:
+        """How the prompt names a residue, with the label text the images show."""
+        plan = self.label_plan()
+        label = f"{it.resname} {it.resseq}{it.icode}" + (f".{it.chain}" if plan is not None and plan.chains
+                                                           and it.chain else "")
+        return f"{residue_text(it.chain, it.resname, it.resseq, it.icode)}, labelled '{label}'"
 
 
 # ------------------------------------------------------------------ T4
 class ResiduePlanner(HBondPlanner):
     def setup(self):
-        ctx = self.ctx
+        ctx, d = self.ctx, self.d
         self.hb = ctx.hbonds()
-        s = ctx.structure
         shown = ctx.shown(COMPLEX)
-        lig = shown.coords[shown.ligand]
+        lig = shown.ligand & ~shown.is_hydrogen
+        lig_polar = lig & np.isin(shown.element, HETERO)
         by_res: dict = {}
         for it in self.hb:
             by_res.setdefault((it.chain, int(it.resseq), it.icode), []).append(it)
         self.by_res = by_res
         residues = {}
-        for i in np.nonzero(~shown.ligand & ~shown.is_water)[0]:
-            key = (str(shown.chain[i]), int(shown.resseq[i]), str(shown.icode[i]))
-            d = float(np.sqrt(((lig - shown.coords[i]) ** 2).sum(-1)).min())
-            prev = residues.get(key)
-            residues[key] = (str(shown.resname[i]), min(d, prev[1]) if prev else d)
-        self.resnames = {k: v[0] for k, v in residues.items()}
-        self.yes = [k for k in residues if k in by_res]
-        cut = float(self.d["negatives"]["max_distance"])
-        self.no = [k for k, v in residues.items() if k not in by_res and v[1] <= cut]
-        self.order = balanced_order(["yes", "no"], self.srng)
-        del s
+        for key in dict.fromkeys(zip(shown.chain[~shown.ligand].tolist(), shown.resseq[~shown.ligand].tolist(),
+                                     shown.icode[~shown.ligand].tolist())):
+            rows = (shown.chain == key[0]) & (shown.resseq == key[1]) & (shown.icode == key[2]) & ~shown.ligand
+            rows &= ~shown.is_hydrogen & ~shown.is_water
+            if not rows.any():
+                continue
+            d_heavy = _min_dist(shown.coords[rows], shown.coords[lig])
+            polar = rows & np.isin(shown.element, HETERO)
+            d_polar = _min_dist(shown.coords[polar], shown.coords[lig_polar]) if lig_polar.any() else d_heavy
+            residues[key] = {"resname": str(shown.resname[rows][0]), "distance": d_heavy, "polar_distance": d_polar}
+        self.residues = residues
+        yes = [k for k in residues if k in by_res]
+        no = [k for k, v in residues.items() if k not in by_res and v["distance"] <= d["negatives"]["max_distance"]]
+        n = self.task.samples(self.split)
+        first = balanced_order(["yes", "no"], self.srng)[0]
+        yes = [yes[int(k)] for k in self.srng.permutation(len(yes))]
+        no = [no[int(k)] for k in self.srng.permutation(len(no))]
+        if d["negatives"]["mode"] == "matched":
+            pairs = self.matched_pairs(yes, no)
+            yes, no = [p[0] for p in pairs], [p[1] for p in pairs]
+        # As many Yes as No (an odd count gets one extra of a class drawn per complex, only when both
+        # classes could have it), so the answer distribution stays balanced whatever the complex.
+        k_yes = k_no = min(len(yes), len(no), n // 2)
+        if n % 2 and len(yes) > k_yes and len(no) > k_no:
+            k_yes, k_no = (k_yes + 1, k_no) if first == "yes" else (k_yes, k_no + 1)
+        seq, ys, ns = [], list(yes[:k_yes]), list(no[:k_no])
+        turn = first
+        while ys or ns:
+            if (turn == "yes" and ys) or not ns:
+                seq.append(("yes", ys.pop(0)))
+            else:
+                seq.append(("no", ns.pop(0)))
+            turn = "no" if turn == "yes" else "yes"
+        self.seq = seq
+        self.n_yes_residues = len([k for k in residues if k in by_res])
+        self.count_why = (f"the complex has {self.n_yes_residues} residue(s) with a hydrogen bond to the ligand"
+                          + (" that have a matched negative" if d["negatives"]["mode"] == "matched" else "")
+                          + f" and {len([k for k in residues if k not in by_res])} without; Yes and No questions "
+                          "are made in equal numbers")
 
-    def make(self, index, rng, why: Counter):
-        cls = self.order[index % 2]
-        pool = [r for r in (self.yes if cls == "yes" else self.no) if r not in self.used]
-        if not pool:
-            raise Rejected(f"no unused pocket residue {'with' if cls == 'yes' else 'without'} an H-bond")
-        chosen = None
-        for k in rng.permutation(len(pool))[: self.tries()]:
-            res = pool[int(k)]
-            residues = (res,)
-            centre = self.ctx.centre(COMPLEX, residues)
-            camera = self.ctx.camera(self.task.camera, COMPLEX, residues)
-            specs = self.views(camera, centre, residues)
-            bonds = self.by_res.get(res, [])
-            reason = self.check_bonds(self.ctx.shown(COMPLEX, residues), specs, bonds)
-            if reason is None:
-                chosen = (res, centre, specs, bonds)
-                break
+    def matched_pairs(self, yes, no) -> list[tuple]:
+        """Each Yes residue with a No residue of the same type (else class) at a similar distance from
+        the ligand's polar atoms, drawn at random among those within the tolerance."""
+        m = self.d["negatives"]["match"]
+        tol = float(m["distance_tolerance"])
+        pairs, free = [], list(no)
+        for y in yes:
+            ry = self.residues[y]
+            for level in m["by"]:
+                same = (lambda k: self.residues[k]["resname"] == ry["resname"]) if level == "resname" else \
+                    (lambda k: residue_class(self.residues[k]["resname"]) == residue_class(ry["resname"]))
+                cands = [k for k in free if same(k) and abs(self.residues[k]["polar_distance"]
+                                                             - ry["polar_distance"]) <= tol]
+                if cands:
+                    pick = cands[int(self.srng.integers(len(cands)))]
+                    free.remove(pick)
+                    pairs.append((y, pick, level))
+                    break
+        return [(a, b) for a, b, _ in pairs]
+
+    def count(self) -> int:
+        return len(self.seq)
+
+    def label_plan_for(self, res) -> LabelPlan | None:
+        if not self.d["labels"] or not self.style["labels"]["enabled"]:
+            return None
+        shown = self.ctx.shown(COMPLEX, (res,))
+        prot = ~shown.ligand & ~shown.is_hydrogen
+        lig = np.nonzero(shown.ligand & ~shown.is_hydrogen)[0]
+        first = [atom_id(shown.chain[i], shown.resseq[i], shown.icode[i], shown.name[i]) for i in np.nonzero(prot)[0]]
+        d = np.sqrt(((shown.coords[lig][:, None] - shown.coords[prot][None]) ** 2).sum(-1)).min(axis=1)
+        hetero = np.isin(shown.element[lig], HETERO)
+        order = sorted(range(len(lig)), key=lambda k: (not hetero[k], d[k], k))
+        first += [ligand_atom_id(shown.name[lig[k]]) for k in order]
+        return LabelPlan(residues=False, ligand_atoms=True, residue_atoms=(res,), first=tuple(first))
+
+    def make(self, index, rng, why: Counter) -> Planned:
+        cls, res = self.seq[index]
+        residues = (res,)
+        labels = self.label_plan_for(res)
+        specs = self.views(labels, residues)
+        bonds = self.by_res.get(res, [])
+        shown = self.ctx.shown(COMPLEX, residues)
+        need = [atom_id(res[0], res[1], res[2], n) for n in shown.name[~shown.ligand & ~shown.is_hydrogen]]
+        need += [ligand_atom_id(b.ligand_atom) for b in bonds]
+        reason = self.unreadable(specs, bonds, need if labels is not None else [])
+        if reason:
             why[reason] += 1
-        if chosen is None:
-            raise Rejected(f"no answerable residue ({cls}) among {min(len(pool), self.tries())} tried")
-        res, centre, specs, bonds = chosen
-        self.used.add(res)
+            raise Rejected(f"residue {res} ({cls}) cannot be answered from its images: {reason}")
         entries = [hbond_entry(b) for b in bonds]
         answer = format_residue_answer(entries)
+        info = self.residues[res]
         chain, resseq, icode = res
-        rtext = residue_text(chain, self.resnames[res], resseq, icode)
+        rtext = residue_text(chain, info["resname"], resseq, icode)
         texts = [f"residue {rtext} and the ligand seen {prompts.view_text(v)}" for v in self.d["views"]]
-        question = self.question(texts, residue=rtext)
+        question = self.question(texts, labels=labels, shown=shown, residue=rtext,
+                                 framing=prompts.framing_text("views"))
         program = {"kind": "residue_hbonds", "residue": {"chain": chain, "resseq": resseq, "icode": icode,
-                                                         "resname": self.resnames[res]},
-                   "has_hbond": bool(entries), "hbonds": entries, "centre": rnd(centre),
-                   "balance_class": {"answer": cls}}
-        return {"question": question, "images": specs, "options": None, "answer": answer, "program": program}
+                                                         "resname": info["resname"]},
+                   "has_hbond": bool(entries), "hbonds": entries, "centre": rnd(self.ctx.centre(COMPLEX, residues)),
+                   "min_distance": round(info["distance"], 3), "min_polar_distance": round(info["polar_distance"], 3),
+                   "negatives": self.d["negatives"]["mode"], "balance_class": {"answer": cls}}
+        return Planned(question, specs, answer, program)
+
+
+def _min_dist(a: np.ndarray, b: np.ndarray) -> float:
+    if not len(a) or not len(b):
+        return math.inf
+    return float(np.sqrt(((a[:, None] - b[None]) ** 2).sum(-1)).min())
 
 
 # ------------------------------------------------------------------ T9
 class PocketPlanner(HBondPlanner):
     def setup(self):
-        self.setup_complex_views()
+        self.hb = self.ctx.hbonds()
+        if not self.hb and self.d["without_hbonds"][self.split] == "skip":
+            raise Unavailable(f"no protein–ligand hydrogen bond in this complex ({self.split} split: "
+                              f"complexes without H-bonds are skipped)")
+        self.labels = self.label_plan()
+        self.specs = self.views(self.labels)
 
-    def make(self, index, rng, why: Counter):
-        if index > 0:
-            raise Rejected("one distinct question per complex")
-        reason = self.check_bonds(self.shown, self.specs, self.hb)
+    def count(self) -> int:
+        return 1
+
+    count_why = "one distinct question per complex"
+
+    def make(self, index, rng, why: Counter) -> Planned:
+        reason = self.unreadable(self.specs, self.hb, self.bond_labels(self.hb))
         if reason:
             why[reason] += 1
             raise Rejected(reason)
         entries = [hbond_entry(b) for b in self.hb]
         answer = format_pocket_hbonds(entries)
         texts = [f"the complex seen {prompts.view_text(v)}" for v in self.d["views"]]
-        program = {"kind": "pocket_hbonds", "hbonds": entries, "n_hbonds": len(entries), "centre": rnd(self.centre)}
-        return {"question": self.question(texts), "images": self.specs, "options": None, "answer": answer,
-                "program": program}
+        program = {"kind": "pocket_hbonds", "hbonds": entries, "n_hbonds": len(entries),
+                   "centre": rnd(self.ctx.centre())}
+        return Planned(self.question(texts, labels=self.labels, framing=prompts.framing_text("views")),
+                       self.specs, answer, program)
 
 
 # ------------------------------------------------------------------ T8
@@ -179,72 +259,81 @@ def location_ops(a: float, b: float) -> list[Op]:
 
 class LocationPlanner(HBondPlanner):
     def setup(self):
-        self.setup_complex_views()
-        self.front = self.spec(self.camera, {"all": view_ops(self.d["after_view"])}, centre=self.centre)
+        self.hb = self.ctx.hbonds()
+        if not self.hb:
+            raise Unavailable("no protein–ligand hydrogen bond in this complex")
+        self.labels = self.label_plan()
+        self.specs = self.views(self.labels)
+        self.front = self.specs[self.d["views"].index(self.d["after_view"])]
+        self.camera = self.front.camera
+        self.centre = self.front.centre
         self.hb_order = [self.hb[k] for k in self.srng.permutation(len(self.hb))]
         self.letters = balanced_order(list(LETTERS[: self.d["options"]]), self.srng)
 
+    def count(self) -> int:
+        return min(self.task.samples(self.split), len(self.hb))
+
+    @property
+    def count_why(self):
+        return f"only {len(self.hb)} H-bond(s) in this complex"
+
     def midpoint(self, it):
-        rows = self.ctx.row_map(self.shown)
-        xyz = spec_coords(self.shown, self.front)
+        shown = self.ctx.shown()
+        rows = self.ctx.row_map(shown)
+        xyz = self.ctx.posed(self.front.ops)
         return (xyz[rows[int(it.protein_index)]] + xyz[rows[int(it.ligand_index)]]) / 2
 
-    def distractors(self, a, b, rng) -> list[tuple] | None:
+    def options_for(self, a, b, rng) -> list[tuple] | None:
+        """The option moves (true first), or None when no set is distinct enough."""
         dd = self.d["distractors"]
+        gap = float(dd["min_gap"])
+        if dd["design"] == "product":
+            # The first pair of changes whose four options are far enough apart. Which pair is used
+            # depends only on what all four options share (|a|, |b|), so it says nothing of the answer.
+            for changes in dd["product"]:
+                grid = move_grid((a, b), changes)
+                if all(math.hypot(p[0] - q[0], p[1] - q[1]) >= gap for i, p in enumerate(grid) for q in grid[i + 1:]):
+                    return grid
+            return None
         prec = float(self.d["precision"])
-        cands = []
-        if dd["sign_flips"]:
-            cands += [(-a, b), (a, -b), (-a, -b)]
-        for s in dd["scales"]:
-            cands += [(a * s, b), (a, b * s)]
-        for s in dd["scales"]:
-            for t in dd["scales"]:
-                cands.append((a * s, b * t))
-        for o in dd["offsets"]:
-            cands += [(a + o, b), (a - o, b), (a, b + o), (a, b - o)]
-        cands = [(round_to(x, prec), round_to(y, prec)) for x, y in cands]
         picked = [(a, b)]
-        for k in rng.permutation(len(cands)):
-            c = cands[int(k)]
-            if all(np.hypot(c[0] - p[0], c[1] - p[1]) >= dd["min_gap"] for p in picked):
+        for c in paper_move_distractors(a, b, dd, rng, lambda x: round_to(x, prec)):
+            if all(math.hypot(c[0] - p[0], c[1] - p[1]) >= gap for p in picked):
                 picked.append(c)
             if len(picked) == self.d["options"]:
-                return picked[1:]
+                return picked
         return None
 
-    def make(self, index, rng, why: Counter):
+    def make(self, index, rng, why: Counter) -> Planned:
         d = self.d
         letter = self.letters[index % len(self.letters)]
         pool = [it for it in self.hb_order if (it.chain, it.resseq, it.icode, it.protein_atom, it.ligand_atom)
                 not in self.used]
-        if not pool:
-            raise Rejected(f"only {len(self.hb)} H-bond(s) in this complex")
         prec = float(d["precision"])
         chosen = None
-        tried = pool[: self.tries()]
-        for it in tried:
-            reason = self.check_bonds(self.shown, self.specs, [it])
+        for it in pool[: self.tries()]:
+            reason = self.unreadable(self.specs, [it], self.bond_labels([it]))
             if reason is None:
                 q = self.camera.to_camera(self.midpoint(it)[None])[0]
-                if np.hypot(q[0], q[1]) < d["min_offset"]:
+                a, b = round_to(-q[0], prec), round_to(-q[1], prec)
+                if math.hypot(q[0], q[1]) < d["min_offset"] or (a, b) == (0.0, 0.0):
                     reason = "H-bond already at the image centre"
                 else:
-                    a, b = round_to(-q[0], prec), round_to(-q[1], prec)
-                    dis = self.distractors(a, b, rng)
-                    if dis is None:
-                        reason = "distractors too close to each other"
+                    grid = self.options_for(a, b, rng)
+                    if grid is None:
+                        reason = "options too close to each other"
                     else:
-                        chosen = (it, q, a, b, dis)
+                        chosen = (it, q, a, b, grid)
                         break
             why[reason] += 1
         if chosen is None:
-            raise Rejected(f"no answerable H-bond among the {len(tried)} unused one(s)")
-        it, q, a, b, dis = chosen
+            raise Rejected(f"no answerable H-bond among the {min(len(pool), self.tries())} unused one(s)")
+        it, q, a, b, grid = chosen
         self.used.add((it.chain, it.resseq, it.icode, it.protein_atom, it.ligand_atom))
         order = list(LETTERS[: d["options"]])
         correct = order.index(letter)
-        pairs = list(dis)
-        pairs.insert(correct, (a, b))
+        others = [grid[int(k)] for k in 1 + rng.permutation(len(grid) - 1)]
+        pairs = others[:correct] + [(a, b)] + others[correct:]
         texts_opt = [format_ops(location_ops(x, y)) for x, y in pairs]
         # replay: the correct option's parsed moves bring the midpoint to the image centre (± rounding)
         m, _ = geometry.compose(parse_ops(texts_opt[correct]), np.asarray(self.centre))
@@ -253,15 +342,80 @@ class LocationPlanner(HBondPlanner):
         ent = hbond_entry(it)
         donor = "the ligand" if it.donor == "ligand" else "the protein"
         hb_text = (f"ligand atom {it.ligand_atom} and atom {it.protein_atom} of residue "
-                   f"{residue_text(it.chain, it.resname, it.resseq, it.icode)} form a hydrogen bond "
-                   f"(donor: {donor})")
+                   f"{self.residue_label_text(it)} form a hydrogen bond (donor: {donor})")
         texts = [f"the complex seen {prompts.view_text(v)}" for v in d["views"]]
         options_text = "Options:\n" + "\n".join(f"{L}. {t}" for L, t in zip(order, texts_opt))
-        question = self.question(texts, hbond=hb_text, options_text=options_text)
+        ref = d["views"].index(d["after_view"]) + 1
+        question = self.question(texts, labels=self.labels, hbond=hb_text, options_text=options_text,
+                                 reference=str(ref), precision=format_number(prec),
+                                 framing=prompts.framing_text("views"))
         program = {"kind": "location", "hbond": ent, "midpoint_camera_xyz": rnd(q, 3),
                    "ops": [o.as_dict() for o in location_ops(a, b)], "answer_text": texts_opt[correct],
                    "residual_camera_xy": rnd(moved[:2], 3), "precision": prec, "correct": letter,
-                   "centre": rnd(self.centre), "view": d["after_view"],
+                   "centre": rnd(self.centre), "view": d["after_view"], "design": d["distractors"]["design"],
                    "options": [{"letter": L, "text": t, "correct": L == letter} for L, t in zip(order, texts_opt)]}
-        return {"question": question, "images": self.specs, "options": texts_opt, "answer": letter,
-                "program": program}
+        return Planned(question, self.specs, letter, program, texts_opt)
+
+
+# ------------------------------------------------------------------ registration
+HB_REJECTION = rejection(require_visible=(Bool(), True), require_labels=(Bool(), True))
+NEGATIVES = Map({"mode": (Enum(("paper", "matched")), "paper"),
+                 "max_distance": (Num(0, positive=True), REQUIRED),
+                 "match": (Map({"by": (List(Enum(("resname", "class"))), ["resname", "class"]),
+                                "distance_tolerance": (Num(0), 1.0)}), {})})
+T4 = {"views": (List(VIEWS), REQUIRED), "negatives": (NEGATIVES, REQUIRED), "rejection": (HB_REJECTION, REQUIRED)}
+T9 = {"views": (List(VIEWS), REQUIRED),
+      "without_hbonds": (Map({"train": (Enum(("ask", "skip")), "skip"), "test": (Enum(("ask", "skip")), "ask")}), {}),
+      "rejection": (HB_REJECTION, REQUIRED)}
+T8 = {"views": (List(VIEWS), REQUIRED),
+      "after_view": (VIEWS, "front"),
+      "options": (Int(2, 4), 4),
+      "precision": (Num(positive=True), 1.0),
+      "min_offset": (Num(0), REQUIRED),
+      "distractors": (Map({"design": (Enum(("product", "paper")), "product"),
+                           "product": (List(List(Enum(MOVE_CHANGES), 2, 2)), [["negate", "swap"],
+                                                                                ["flip_x", "flip_y"]]),
+                           "sign_flips": (Bool(), True), "scales": (List(Num(positive=True), min_len=0), []),
+                           "offsets": (List(Num(positive=True), min_len=0), []),
+                           "min_gap": (Num(0), REQUIRED)}), REQUIRED),
+      "rejection": (HB_REJECTION, REQUIRED)}
+
+
+def _check_t8(d: dict, path) -> None:
+    dd = d["distractors"]
+    if d["after_view"] not in d["views"]:
+        raise InputError(path, f"after_view: {d['after_view']!r} must be one of views {d['views']}")
+    if dd["design"] == "product":
+        if d["options"] != 4:
+            raise InputError(path, "options: the 2×2 product design has exactly 4 options")
+        for k, pair in enumerate(dd["product"]):
+            if not changes_commute(*pair):
+                raise InputError(path, f"distractors.product[{k}]: {pair} do not commute, so the four options "
+                                       f"would not all stand in the same relation (use negate+swap or two of "
+                                       f"negate/flip_x/flip_y)")
+    elif d["options"] - 1 > (3 if dd["sign_flips"] else 0) + 2 * len(dd["scales"]) + len(dd["scales"]) ** 2 + \
+            4 * len(dd["offsets"]):
+        raise InputError(path, "distractors: too few sign flips, scales and offsets for the number of options")
+
+
+def _t4_features(program: dict) -> list:
+    return [("answer", "yes" if program["has_hbond"] else "no"), ("resname", program["residue"]["resname"])]
+
+
+def _t9_features(program: dict) -> list:
+    return [("n_hbonds", str(program["n_hbonds"]))]
+
+
+def _t8_features(program: dict) -> list:
+    return [("letter", program["correct"])]
+
+
+register(TaskType("residue_ligand_interaction", ResiduePlanner, T4, frozenset({"residue", "framing"}), "residue",
+                  features=_t4_features,
+                  description="Does this residue form hydrogen bonds with the ligand, and which atoms?"))
+register(TaskType("interaction_location", LocationPlanner, T8,
+                  frozenset({"hbond", "options_text", "reference", "precision", "framing"}), "letter",
+                  check=_check_t8, features=_t8_features,
+                  description="Which translation centres the named hydrogen bond on screen?"))
+register(TaskType("pocket_ligand_interaction", PocketPlanner, T9, frozenset({"framing"}), "pocket",
+                  features=_t9_features, description="List every hydrogen bond between the pocket and the ligand."))

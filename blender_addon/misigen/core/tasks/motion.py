@@ -1,16 +1,22 @@
-"""T1 translation, T2 rotation, T3 zooming: start views + the front after one command (cloze)."""
+"""T1 translation, T2 rotation, T3 zooming: start views + the front after one command (cloze).
+
+Each start view is framed on its own ("view all"); the after-image keeps the camera of the
+start view it is compared with, so positions and sizes compare directly. Zooming's front
+camera stands back far enough for the largest ``move z`` (the suite's ``zoom_clearance``).
+"""
 from __future__ import annotations
 
 from collections import Counter
-
-import numpy as np
 
 from ..commands import Op, format_ops, parse_ops
 from ..geometry import view_ops
 from . import prompts
 from .base import Planner
-from .common import (COMPLEX, Rejected, atom_classes, balanced_order, in_frame, magnitude_bin, range_values,
-                     rnd, spec_coords, view_distance)
+from .common import (Planned, Rejected, atom_classes, balanced_order, in_frame, magnitude_bin,
+                     range_values, rnd, view_distance, zoom_camera)
+from .registry import TaskType, register
+from .schema import REQUIRED, AXIS, VIEWS, Enum, Int, List, Num, OPERATION, rejection
+from ..errors import InputError
 
 
 class ClozePlanner(Planner):
@@ -20,13 +26,23 @@ class ClozePlanner(Planner):
             raise Rejected("zooming needs a perspective camera (move z does not change an orthographic image)")
         self.shown = ctx.shown()
         self.centre = ctx.centre()
-        self.camera = ctx.camera(self.task.camera)
         self.radii = ctx.radii(self.shown)
         self.classes = atom_classes(self.shown)
+        self.labels = self.label_plan()
         op = d["operation"]
         self.values = range_values(op["values"])
         self.candidates = [Op(op["verb"], ax, v) for ax in op["axes"] for v in self.values]
-        self.start = [self.spec(self.camera, {"all": view_ops(v)}, centre=self.centre) for v in d["views"]]
+        self.start = [self.view_spec(v, labels=self.labels) for v in d["views"]]
+        after_view = d["after_view"]
+        if self.task.name == "zooming":
+            xyz = ctx.posed({"all": view_ops(after_view)})
+            self.camera = zoom_camera(xyz, self.radii, self.style, max(self.values),
+                                      float(self.task.suite.get("zoom_clearance", 4.0)))
+            self.start = [self.spec(self.camera, {"all": view_ops(v)}, centre=self.centre, labels=self.labels)
+                          if v == after_view else s for v, s in zip(d["views"], self.start)]
+        else:
+            self.camera = next((s.camera for v, s in zip(d["views"], self.start) if v == after_view),
+                               self.view_spec(after_view).camera)
         keys = sorted({self.class_of(c) for c in self.candidates})
         self.order = balanced_order(keys, self.srng)
         self._pix: dict = {}
@@ -43,11 +59,12 @@ class ClozePlanner(Planner):
         return tuple(out)
 
     def after(self, op: Op):
-        return self.spec(self.camera, {"all": [op] + view_ops(self.d["after_view"])}, centre=self.centre)
+        return self.spec(self.camera, {"all": [op] + view_ops(self.d["after_view"])}, centre=self.centre,
+                         labels=self.labels)
 
     def pixels(self, op: Op):
         if op not in self._pix:
-            xyz = spec_coords(self.shown, self.after(op))
+            xyz = self.ctx.posed({"all": [op] + view_ops(self.d["after_view"])})
             self._pix[op] = (xyz, self.camera.project(xyz))
         return self._pix[op]
 
@@ -59,6 +76,8 @@ class ClozePlanner(Planner):
         frac = in_frame(self.camera, xyz, self.radii).mean()
         if frac < rej["min_in_frame"]:
             return f"only {frac:.0%} of the atoms in frame"
+        if self.repeats_start(self.start, [self.after(op)]):
+            return "after-image repeats a start view"
         if rej["min_view_change_px"] > 0:
             for other in self.candidates:
                 if other == op:
@@ -68,7 +87,7 @@ class ClozePlanner(Planner):
                     return f"looks like {format_ops([other])} ({dist:.2f} px)"
         return None
 
-    def make(self, index, rng, why: Counter):
+    def make(self, index, rng, why: Counter) -> Planned:
         cls = self.order[index % len(self.order)]
         pool = [c for c in self.candidates if self.class_of(c) == cls and c not in self.used]
         rest = [c for c in self.candidates if self.class_of(c) != cls and c not in self.used]
@@ -87,17 +106,70 @@ class ClozePlanner(Planner):
         target = self.after(op)
         replay = self.after(parse_ops(answer)[0])
         assert replay.description() == target.description(), "replay of the answer differs from the target"
-        images = self.start + [target]
-        texts = [f"the complex seen {prompts.view_text(v)}" for v in self.d["views"]]
-        texts.append(f"the complex seen {prompts.view_text(self.d['after_view'])} after one unknown command "
+        d = self.d
+        texts = [f"the complex seen {prompts.view_text(v)}" for v in d["views"]]
+        texts.append(f"the complex seen {prompts.view_text(d['after_view'])} after one unknown command "
                      f"was applied to the start orientation")
-        opd = self.d["operation"]
+        opd = d["operation"]
         unit = "degrees" if opd["verb"] == "roll" else "Å"
-        question = self.question(texts, axes=" or ".join(opd["axes"]), value_range=prompts.values_text(self.values, unit))
+        ref = d["views"].index(d["after_view"]) + 1 if d["after_view"] in d["views"] else 1
+        framing = prompts.framing_text("cloze", reference=ref, after=len(texts))
+        question = self.question(texts, labels=self.labels, axes=" or ".join(opd["axes"]), framing=framing,
+                                 value_range=prompts.values_text(self.values, unit))
         vals = self.values
         program = {"kind": "cloze", "ops": [op.as_dict()], "centre": rnd(self.centre),
-                   "start_views": list(self.d["views"]), "after_view": self.d["after_view"],
+                   "start_views": list(d["views"]), "after_view": d["after_view"],
                    "value_range": [min(vals), max(vals)], "axes": list(opd["axes"]),
+                   "answer_space": len(self.candidates),
                    "balance_class": {k: v for k, v in self.class_of(op)},
                    "balance_fallback": self.class_of(op) != cls}
-        return {"question": question, "images": images, "options": None, "answer": answer, "program": program}
+        return Planned(question, self.start + [target], answer, program)
+
+
+# ------------------------------------------------------------------ registration
+CLOZE = {
+    "views": (List(VIEWS), REQUIRED),
+    "after_view": (VIEWS, "front"),
+    "operation": (OPERATION, REQUIRED),
+    "balance": (List(Enum(("axis", "sign", "magnitude")), min_len=0), ["axis", "sign"]),
+    "magnitude_bins": (Int(1, 100), 1),
+    "rejection": (rejection(min_view_change_px=(Num(0), REQUIRED), min_in_frame=(Num(0, 1), REQUIRED),
+                            min_depth=(Num(0), 1.0)), REQUIRED),
+}
+FIELDS = frozenset({"axes", "value_range", "framing"})
+WANT = {"translation": ("move", {"x", "y"}), "rotation": ("roll", {"x", "y", "z"}), "zooming": ("move", {"z"})}
+
+
+def _check(name):
+    def check(d: dict, path) -> None:
+        op = d["operation"]
+        verb, axes = WANT[name]
+        if op["verb"] != verb:
+            raise InputError(path, f"operation.verb: {name} needs {verb!r}, got {op['verb']!r}")
+        bad = set(op["axes"]) - axes
+        if bad:
+            raise InputError(path, f"operation.axes: {sorted(bad)} not allowed for {name} (allowed: {sorted(axes)})")
+        if "magnitude" in d["balance"] and d["magnitude_bins"] > len({abs(v) for v in range_values(op["values"])}):
+            raise InputError(path, "magnitude_bins: more bins than distinct magnitudes")
+    return check
+
+
+def _distinct(d: dict) -> int:
+    return len(d["operation"]["axes"]) * len(range_values(d["operation"]["values"]))
+
+
+def _features(program: dict) -> list:
+    out = []
+    for op in program.get("ops", []):
+        out += [(f"{op['op']}_axis", op["axis"]), (f"{op['op']}_sign", "+" if op["value"] > 0 else "-"),
+                (f"{op['op']}_value", str(op["value"]))]
+    return out
+
+
+for _name, _desc in (("translation", "Infer a translation of the complex in the screen plane."),
+                     ("rotation", "Infer a rotation of the complex about a screen axis through its centre."),
+                     ("zooming", "Infer how far the complex moved toward the viewer.")):
+    register(TaskType(_name, ClozePlanner, CLOZE, FIELDS, "ops", check=_check(_name), distinct_answers=_distinct,
+                      features=_features, description=_desc))
+
+__all__ = ["ClozePlanner", "AXIS"]

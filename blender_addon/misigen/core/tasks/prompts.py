@@ -39,30 +39,70 @@ def colours_text(style: dict, parts=("protein", "ligand")) -> str:
             bits.append(f"Protein residue carbons are {pc[0]}.")
     if not style["selection"]["hydrogens"]:
         bits.append("Hydrogens and waters are not shown.")
-    lab = style["labels"]
-    if lab["enabled"]:
-        what = []
-        if lab["residues"] and "protein" in parts:
-            what.append("residues are labelled with name and number (e.g. ARG 221)")
-        if lab["ligand_atoms"] and "ligand" in parts:
-            what.append("ligand atoms with their atom names")
-        if what:
-            bits.append("Labels: " + "; ".join(what) + ".")
     return " ".join(bits)
+
+
+def labels_text(plan, shown) -> str:
+    """What the labels on the images say (and the chain convention), from the images' label plan."""
+    if plan is None:
+        return ""
+    what = []
+    prot = ~shown.ligand
+    chains = sorted({str(c) for c in shown.chain[prot]}) if prot.any() else []
+    if plan.residues and prot.any():
+        what.append("each pocket residue with its name and number" +
+                    (", followed by a dot and its chain (e.g. ARG 221.A is arginine 221 of chain A)"
+                     if plan.chains else " (e.g. ARG 221)"))
+    if plan.residue_atoms:
+        what.append("every atom of the residue with its atom name (e.g. N, CA, OD1)")
+    if plan.ligand_atoms and shown.ligand.any():
+        what.append("the ligand's atoms with their atom names")
+    if not what:
+        return ""
+    text = " Labels: " + "; ".join(what) + ". A label that would cover another is left out of that image."
+    if plan.residues and prot.any() and not plan.chains and chains:
+        text += (f" All residues shown belong to chain {chains[0]}." if chains[0]
+                 else " The residues shown have no chain identifier (written '-').")
+    return text
 
 
 def frame_rules(style: dict) -> str:
     proj = style["camera"]["projection"]
-    cam = (f"a fixed perspective camera ({format_number(style['camera']['fov_deg'])}° field of view)"
-           if proj == "perspective" else "a fixed orthographic camera")
-    return ("Coordinate frame: every image is taken by " + cam + " looking at the front view; "
-            "X points right, Y points up and Z points out of the screen toward the viewer (right-handed). "
+    cam = (f"a perspective camera ({format_number(style['camera']['fov_deg'])}° field of view)"
+           if proj == "perspective" else "an orthographic camera")
+    return ("Coordinate frame: every image is taken by " + cam + " that never turns: it always looks along "
+            "the screen's -Z axis. X points right, Y points up and Z points out of the screen toward the viewer "
+            "(right-handed). The views (left, top, …) are the molecules turned in front of the camera. "
             "Transformations act on the molecules, not the camera, and are given in this screen frame: "
             "'move x d' / 'move y d' translates them by d Å right / up (negative: left / down); "
             "'move z d' translates them d Å toward the viewer (they appear larger); "
             "'roll x|y|z a' rotates them by a degrees about that screen axis through the centre of rotation "
             "(the centroid of the shown atoms, which moves with them), counter-clockwise when looking "
             "from the positive end of the axis (right-hand rule).")
+
+
+FRAMING = {
+    "views": "Each image is framed on its own: the camera is centred on what the image shows and set back "
+             "until it fills the frame, so sizes differ slightly between images.",
+    "cloze": "Each start view is framed on its own (the camera centred on it and set back until it fills the "
+             "frame); image {after} keeps the camera of image {reference}, so positions and sizes in image "
+             "{after} compare directly with image {reference}.",
+    "choice_other_complex": "Each start view is framed on its own (the camera centred on it and set back until "
+                            "it fills the frame); image {after} keeps the camera of image {reference}, and the "
+                            "option images keep the camera of the target's corresponding start view, so "
+                            "positions and sizes compare directly.",
+    "choice_after_image": "Each start view is framed on its own (the camera centred on it and set back until "
+                          "it fills the frame); image {after} and the option images keep the camera of image "
+                          "{reference}, so positions and sizes compare directly.",
+    "docking": "Images {pocket} are framed on the pocket, images {ligand} on the moved ligand (magnified to fill "
+               "the frame) and image {combined} on both together, so sizes compare only within an image; the "
+               "camera never turns, so directions are the same in every image. Ligand atom names are shown "
+               "in the ligand-alone images only.",
+}
+
+
+def framing_text(kind: str, **values) -> str:
+    return FRAMING[kind].format(**{k: str(v) for k, v in values.items()})
 
 
 COMMAND_GRAMMAR = ("Commands: 'move AXIS VALUE' (Å) or 'roll AXIS VALUE' (degrees), AXIS one of x, y, z, "

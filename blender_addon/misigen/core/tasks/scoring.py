@@ -28,24 +28,24 @@ from ..commands import parse_ops
 from .answers import canonical, parse_letter, parse_pocket_hbonds, parse_residue_answer, pocket_key, residue_key
 from .predictions import read_prediction
 
-# Task → (answer kind, composite rule). The one table to replace by the task registry.
-TASK_RULES = {
-    "translation": ("ops", "cloze"), "rotation": ("ops", "cloze"), "zooming": ("ops", "accuracy"),
-    "docking": ("ops", "docking"),
-    "residue_ligand_interaction": ("residue", "hbonds"), "pocket_ligand_interaction": ("pocket", "hbonds"),
-    "translation_rotation": ("letter", "accuracy"), "rotation_rotation": ("letter", "accuracy"),
-    "interaction_location": ("letter", "accuracy"),
-}
-ANSWER_KIND = {task: kind for task, (kind, _rule) in TASK_RULES.items()}
+from .registry import answer_kind, task_type
+
+# The composite rule of each move/roll ("ops") task; every other answer kind has one rule. A
+# registry entry may name its own rule in ``extra["composite"]``.
+OPS_RULES = {"translation": "cloze", "rotation": "cloze", "zooming": "accuracy", "docking": "docking"}
+KIND_RULES = {"letter": "accuracy", "residue": "hbonds", "pocket": "hbonds"}
 # MiSI-Bench's "Avg." leaves these two out (near chance for every model it tested).
 PAPER_AVERAGE_EXCLUDES = ("translation_rotation", "rotation_rotation")
 
 
 def rules_for(task_name: str) -> tuple[str, str]:
+    """(answer kind, composite rule) of a task."""
     try:
-        return TASK_RULES[task_name]
+        kind = answer_kind(task_name)
     except KeyError:
-        raise ValueError(f"no scoring rule for task {task_name!r} (known: {', '.join(sorted(TASK_RULES))})") from None
+        raise ValueError(f"no scoring rule for task {task_name!r} (not a registered task)") from None
+    rule = task_type(task_name).extra.get("composite")
+    return kind, rule or (OPS_RULES.get(task_name, "accuracy") if kind == "ops" else KIND_RULES[kind])
 
 
 def score_row(record: dict) -> str:
@@ -149,5 +149,11 @@ def _hbond_scores(kind: str, strict: str | None, truth: str) -> dict:
     return {"exact": int(P == T and not said_no), "composite": composite, "f1": f1, **counts}
 
 
-__all__ = ["score_answer", "score_row", "rules_for", "TASK_RULES", "ANSWER_KIND", "PAPER_AVERAGE_EXCLUDES",
-           "parse_letter", "pocket_key", "residue_key"]
+from .registry import answer_kind, task_type
+
+# The composite rule of each move/roll ("ops") task; every other answer kind has one rule. A
+# registry entry may name its own rule in ``extra["composite"]``.
+OPS_RULES = {"translation": "cloze", "rotation": "cloze", "zooming": "accuracy", "docking": "docking"}
+KIND_RULES = {"letter": "accuracy", "residue": "hbonds", "pocket": "hbonds"}
+# MiSI-Bench's "Avg." leaves these two out (near chance for every model it tested).
+PAPER_AVERAGE_EXCLUDES = ("translation_rotation", "rotation_rotation")

@@ -1,0 +1,75 @@
+"""The ``audit`` command: blind baselines for a generated dataset (``core/audit.py``).
+
+Reads OUT/annotations.jsonl, the audit settings the suite put in OUT/manifest.json, and the
+images (grey scale, downsampled); prints the table, writes OUT/audit.json, and returns 1 when a
+guesser beats chance by more than the margin or an image repeats within a record.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import numpy as np
+
+from ..core.audit import audit_records, format_audit
+from .output import inside, write_json_atomic
+
+
+class ImageLoader:
+    """Path (relative to OUT) → small grey-scale float array, cached; ``digest`` → file hash."""
+
+    def __init__(self, out: Path, size: int = 64):
+        self.out, self.size = Path(out), int(size)
+        self._arrays: dict = {}
+        self._digests: dict = {}
+
+    def __call__(self, rel: str):
+        if rel not in self._arrays:
+            from PIL import Image
+            try:
+                with Image.open(inside(self.out, rel)) as im:
+                    small = im.convert("L").resize((self.size, self.size), Image.BILINEAR)
+                    self._arrays[rel] = np.asarray(small, dtype=np.float32) / 255.0
+            except (OSError, ValueError):
+                self._arrays[rel] = None
+        return self._arrays[rel]
+
+    def digest(self, rel: str):
+        if rel not in self._digests:
+            try:
+                self._digests[rel] = hashlib.sha256(inside(self.out, rel).read_bytes()).hexdigest()
+            except OSError:
+                self._digests[rel] = None
+        return self._digests[rel]
+
+
+def audit_dataset(out: Path, settings: dict | None = None) -> dict:
+    """Audit the dataset in ``out``; write ``out/audit.json``; return the report."""
+    out = Path(out)
+    records = [json.loads(line) for line in (out / "annotations.jsonl").read_text().splitlines() if line.strip()]
+    if settings is None:
+        manifest = out / "manifest.json"
+        settings = json.loads(manifest.read_text()).get("audit_settings", {}) if manifest.is_file() else {}
+    images = any((out / p).is_file() for r in records[:50] for p in r["images"][:1])
+    loader = ImageLoader(out, settings.get("image_size", 64)) if images else None
+    report = audit_records(records, loader, settings)
+    write_json_atomic(inside(out, "audit.json"), report, indent=1)
+    return report
+
+
+def audit_summary(report: dict) -> dict:
+    """The part of the audit that goes into the manifest."""
+    return {"ok": report["ok"], "flagged": report["flagged"], "known": report["known"],
+            "repeated_images": report["repeated_images"], "images": report["settings"]["images"]}
+
+
+def cmd_audit(args) -> int:
+    out = Path(args.out)
+    if not (out / "annotations.jsonl").is_file():
+        print(f"error: {out}: no annotations.jsonl (not a dataset folder)")
+        return 2
+    report = audit_dataset(out)
+    print(format_audit(report))
+    print(f"wrote {out / 'audit.json'}")
+    return 0 if report["ok"] else 1
