@@ -10,13 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from misigen.core.style import REPO_ROOT, load_style
+from misigen.core.resources import suite_path
+from misigen.core.style import load_style
 from misigen.core.tasks.predictions import read_prediction
 from misigen.core.tasks import answer_kind
 from misigen.core.tasks.scoring import score_row
 from misigen.pipeline.generate import run_generate
 
-SUITE = REPO_ROOT / "task_specs" / "misi_bench.yaml"
+SUITE = suite_path("misi_bench")
+RES = 256
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -55,16 +57,19 @@ def planned(tmp_path_factory, examples):
 @pytest.fixture(scope="module")
 def rendered(tmp_path_factory, examples):
     """A small rendered dataset with both splits: BRD4 in train (the few-shot pool), 1HVI in
-    test; 128² at 1 sample, a handful of tasks covering every answer kind and option kind."""
+    test; 1 sample per pixel, a handful of tasks covering every answer kind and option kind.
+    256² rather than 128²: at 128² the label checks reject 1HVI's pocket question (T9)."""
     out = tmp_path_factory.mktemp("rendered")
-    style = load_style("misi_bench", {"render": {"resolution": [128, 128], "samples": 1, "denoise": False}})
+    style = load_style("misi_bench", {"render": {"resolution": [RES, RES], "samples": 1, "denoise": False}})
     run_generate(SUITE, [examples / "wagner_brd4"], out, style, split="train", seed=11, device="cpu",
                  task_names=["residue_ligand_interaction", "pocket_ligand_interaction"], progress=False)
     run_generate(SUITE, [examples / "1hvi.pdb"], out, style, split="test", seed=11, device="cpu",
                  task_names=["translation", "residue_ligand_interaction", "rotation_rotation", "interaction_location",
                              "pocket_ligand_interaction"], progress=False)
     recs = _records(out)
-    assert {r["split"] for r in recs} == {"train", "test"}
+    assert {(r["task"], r["split"]) for r in recs} >= {
+        ("residue_ligand_interaction", "train"), ("pocket_ligand_interaction", "train"),
+        ("pocket_ligand_interaction", "test"), ("rotation_rotation", "test"), ("interaction_location", "test")}
     return out
 
 
@@ -181,10 +186,10 @@ def test_majority_baseline(rendered, run, tmp_path):
     for task in {r["task"] for r in recs}:
         train = Counter(r["answer"] for r in recs if r["task"] == task and r["split"] == "train")
         test_ids = [r["id"] for r in recs if r["task"] == task and r["split"] == "test"]
-        if train:
+        if train and test_ids:
             best = min(train.items(), key=lambda kv: (-kv[1], kv[0]))[0]
             assert {preds[i] for i in test_ids} == {best}
-        else:
+        elif test_ids:
             assert f"{task}: no train records" in res.stderr
 
 
@@ -205,7 +210,7 @@ def test_hf_export_loads_with_datasets(rendered, run, tmp_path):
         rec = recs[row["id"]]
         n_opt = len([o for o in rec["options"] or [] if str(o).startswith("images/")])
         assert len(row["images"]) == len(rec["images"]) + n_opt
-        assert all(im.size == (128, 128) for im in row["images"])
+        assert all(im.size == (RES, RES) for im in row["images"])
         assert row["answer"] == rec["answer"] and row["question"] == rec["question"]
         assert json.loads(row["program"]) == rec["program"] and row["row"] == score_row(rec)
         if n_opt:

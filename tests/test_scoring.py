@@ -188,16 +188,17 @@ def test_option_text_reads_as_its_letter():
     assert score_answer("interaction_location", "move x 9, move y 9", T8)["unparsed"]
 
 
-def test_every_stated_answer_scores_exact_one(tmp_path):
+def test_every_stated_answer_scores_exact_one(tmp_path, examples):
     """Each record's own answer is perfect; an empty prediction scores 0 — for every task a
     planned dataset holds."""
     import json
 
-    from misigen.core.style import REPO_ROOT, load_style
+    from misigen.core.resources import suite_path
+    from misigen.core.style import load_style
     from misigen.pipeline.generate import run_generate
 
     style = load_style("misi_bench", {"render": {"resolution": [256, 256], "samples": 1, "denoise": False}})
-    run_generate(REPO_ROOT / "task_specs" / "misi_bench.yaml", [REPO_ROOT / "scenes" / "examples"], tmp_path,
+    run_generate(suite_path("misi_bench"), [examples], tmp_path,
                  style, split="test", seed=5, render=False, progress=False)
     recs = [json.loads(l) for l in (tmp_path / "annotations.jsonl").read_text().splitlines()]
     assert {r["task"] for r in recs} >= {"translation", "docking", "pocket_ligand_interaction"}
@@ -208,16 +209,17 @@ def test_every_stated_answer_scores_exact_one(tmp_path):
         assert e["exact"] == 0 and e["composite"] == 0.0, (r["id"], e)
 
 
-def test_validate_wants_canonical_answers(tmp_path):
+def test_validate_wants_canonical_answers(tmp_path, examples):
     """Scoring reads predictions leniently; a dataset's own answers must still be canonical."""
     import json
 
-    from misigen.core.style import REPO_ROOT, load_style
+    from misigen.core.resources import suite_path
+    from misigen.core.style import load_style
     from misigen.pipeline.generate import run_generate
     from misigen.pipeline.validate import validate_dataset
 
     style = load_style("misi_bench", {"render": {"resolution": [256, 256], "samples": 1, "denoise": False}})
-    run_generate(REPO_ROOT / "task_specs" / "misi_bench.yaml", [REPO_ROOT / "scenes" / "examples" / "wagner_brd4"],
+    run_generate(suite_path("misi_bench"), [examples / "wagner_brd4"],
                  tmp_path, style, split="test", seed=5, task_names=["translation"], render=False, progress=False)
     path = tmp_path / "annotations.jsonl"
     lines = path.read_text().splitlines()
