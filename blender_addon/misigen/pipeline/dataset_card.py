@@ -96,6 +96,12 @@ def dataset_card(manifest: dict, heading_level: int = 1) -> str:
               f"- annotations.jsonl sha256: `{manifest.get('annotations_sha256', '?')}`"]
     if specs:
         lines.append("- task spec sha256: " + ", ".join(f"{t} `{s[:12]}…`" for t, s in sorted(specs.items())))
+    audit = manifest.get("audit")
+    if isinstance(audit, dict):
+        flagged = audit.get("flagged") or []
+        lines.append("- blind-baseline audit (`audit.json`): " + ("no guesser beats chance" if audit.get("ok") else
+                     f"{len(flagged)} flag(s): " + "; ".join(str(f) for f in flagged[:5])) +
+                     f", {audit.get('repeated_images', 0)} record(s) with repeated images")
     lines += ["", f"{h}# Files", "",
               "- `annotations.jsonl`: one question per line: `id`, `task`, `split`, `structure`, `question` (the "
               "full prompt), `images` (paths, prompt order), `options` (null, four texts, or four option image "
