@@ -69,31 +69,39 @@ def score_records(records, predictions: dict[str, str], manifest: dict | None = 
         row["composite"] += s["composite"]
         row["f1"] += s.get("f1", 0.0)
         row["unparsed"] += int(s["unparsed"])
+    exact = {name: _mean(r["exact"], r["n"]) for name, r in rows.items()}      # unrounded, for the averages
+    composite = {name: _mean(r["composite"], r["n"]) for name, r in rows.items()}
     tasks = {}
     for name, r in rows.items():
-        out = {"n": r["n"], "exact": _pct(r["exact"], r["n"]), "composite": _pct(r["composite"], r["n"])}
+        out = {"n": r["n"], "exact": _pct(exact[name]), "composite": _pct(composite[name])}
         if r["hbond"]:
-            out["f1"] = _pct(r["f1"], r["n"])
+            out["f1"] = _pct(_mean(r["f1"], r["n"]))
         out.update(unparsed=r["unparsed"], missing=r["missing"])
         tasks[name] = out
-    paper = {k: v for k, v in tasks.items() if k.split("/")[0] not in PAPER_AVERAGE_EXCLUDES}
+    paper = [k for k in rows if k.split("/")[0] not in PAPER_AVERAGE_EXCLUDES]
     known = {r["id"] for r in records}
-    return {"tasks": tasks, "average": {"all": _average(tasks), "paper": _average(paper)},
-            "missing": sorted(missing), "unknown_ids": sorted(set(predictions) - known)}
+    average = {"all": _average(list(rows), rows, exact, composite), "paper": _average(paper, rows, exact, composite)}
+    return {"tasks": tasks, "average": average, "missing": sorted(missing),
+            "unknown_ids": sorted(set(predictions) - known)}
 
 
-def _pct(total: float, n: int) -> float:
-    return round(100.0 * total / n, 2) if n else 0.0
+def _mean(total: float, n: int) -> float:
+    return total / n if n else 0.0
 
 
-def _average(rows: dict) -> dict:
-    if not rows:
+def _pct(fraction: float) -> float:
+    return round(100.0 * fraction, 2)
+
+
+def _average(names: list, rows: dict, exact: dict, composite: dict) -> dict:
+    """Unweighted mean over rows (as the paper's averages), rounded only at the end."""
+    if not names:
         return {"rows": 0, "n": 0, "exact": 0.0, "composite": 0.0, "unparsed": 0}
-    k = len(rows)
-    return {"rows": k, "n": sum(r["n"] for r in rows.values()),
-            "exact": round(sum(r["exact"] for r in rows.values()) / k, 2),
-            "composite": round(sum(r["composite"] for r in rows.values()) / k, 2),
-            "unparsed": sum(r["unparsed"] for r in rows.values())}
+    k = len(names)
+    return {"rows": k, "n": sum(rows[n]["n"] for n in names),
+            "exact": _pct(sum(exact[n] for n in names) / k),
+            "composite": _pct(sum(composite[n] for n in names) / k),
+            "unparsed": sum(rows[n]["unparsed"] for n in names)}
 
 
 def format_tables(result: dict, title: str = "") -> str:
