@@ -49,6 +49,7 @@ def _set_score(pred: list, true: list) -> float:
 
 def score_answer(task_name: str, predicted: str, record: dict) -> dict:
     """{"exact": 0|1, "composite": float in [0, 1]} for one prediction."""
+    task_name = record.get("program", {}).get("task_type", task_name)     # variants score as their type
     kind = answer_kind(task_name)
     answer, program = record["answer"], record.get("program", {})
     predicted = predicted if isinstance(predicted, str) else ""
