@@ -15,7 +15,7 @@
 from __future__ import annotations
 
 from ..commands import parse_ops
-from .answers import canonical, parse_letter, parse_pocket_hbonds, parse_residue_answer, pocket_key, residue_key
+from .answers import canonical, parse_letter, parse_residues, parse_pocket_hbonds, parse_residue_answer, pocket_key, residue_key
 
 from .registry import answer_kind
 
@@ -47,10 +47,23 @@ def _set_score(pred: list, true: list) -> float:
     return len(P & T) / max(len(P), len(T))
 
 
+def _score_variant(kind: str, predicted: str, answer: str) -> dict:
+    """Interaction-kind variants: Yes/No is accuracy; residue lists score as H-bond lists do."""
+    exact = _exact(kind, predicted, answer)
+    if kind == "yesno" or exact:
+        return {"exact": exact, "composite": float(exact)}
+    try:
+        return {"exact": 0, "composite": _set_score(parse_residues(predicted), parse_residues(answer))}
+    except ValueError:
+        return {"exact": 0, "composite": 0.0}
+
+
 def score_answer(task_name: str, predicted: str, record: dict) -> dict:
     """{"exact": 0|1, "composite": float in [0, 1]} for one prediction."""
+    kind = answer_kind(task_name, record.get("program"))
     task_name = record.get("program", {}).get("task_type", task_name)     # variants score as their type
-    kind = answer_kind(task_name)
+    if kind in ("yesno", "residues"):
+        return _score_variant(kind, predicted if isinstance(predicted, str) else "", record["answer"])
     answer, program = record["answer"], record.get("program", {})
     predicted = predicted if isinstance(predicted, str) else ""
     exact = _exact(kind, predicted, answer)
