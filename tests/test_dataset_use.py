@@ -86,7 +86,7 @@ def test_score_perfect_empty_and_missing(planned, cli, run, tmp_path):
     for name, row in s["tasks"].items():
         assert row["composite"] == 100.0 and row["exact"] == 100.0 and row["unparsed"] == 0, name
         assert row["n"] == sum(score_row(r) == name for r in recs)
-        assert ("f1" in row) == (answer_kind(name.split("/")[0]) in ("residue", "pocket"))
+        assert ("f1" in row) == (answer_kind(name.split("/")[0]) in ("residue", "pocket", "residues"))
     assert s["average"]["all"]["composite"] == 100.0 and s["average"]["paper"]["exact"] == 100.0
     assert s["average"]["all"]["rows"] == len(rows) and s["average"]["paper"]["rows"] == len(rows) - 2
 
@@ -147,6 +147,23 @@ def test_score_bad_predictions_file(planned, run, tmp_path):
     assert res.returncode == 2 and "no records in split 'train'" in res.stderr
 
 
+def test_score_and_baselines_cover_interaction_kind_variants(examples, run, tmp_path):
+    """misi_plus adds T4/T9 variants (Yes/No, residue lists): perfect predictions score 100 in
+    every row (Yes/No variants split into pos/neg), random guesses are all readable."""
+    out = tmp_path / "plus"
+    style = load_style("misi_bench", {"render": {"resolution": [256, 256], "samples": 1, "denoise": False}})
+    run_generate(suite_path("misi_plus"), [examples], out, style, split="test", seed=5, render=False, progress=False)
+    recs = _records(out)
+    perfect = _write_predictions(tmp_path / "perfect.jsonl", [(r["id"], r["answer"]) for r in recs])
+    s = _score(run, out, perfect, tmp_path)
+    assert "residue_ligand_hydrophobic/neg" in s["tasks"] and "f1" in s["tasks"]["pocket_ligand_hydrophobic"]
+    assert all(row["composite"] == 100.0 and row["exact"] == 100.0 for row in s["tasks"].values())
+    guesses = tmp_path / "random.jsonl"
+    assert run("baseline", "--kind", "random", "--dataset", out, "--out", guesses).returncode == 0
+    s = _score(run, out, guesses, tmp_path)
+    assert all(row["unparsed"] == 0 for row in s["tasks"].values())
+
+
 # ------------------------------------------------------------------ baselines
 def test_random_baseline_is_deterministic_and_well_formed(rendered, planned, run, tmp_path):
     for dataset in (planned, rendered):
@@ -160,7 +177,7 @@ def test_random_baseline_is_deterministic_and_well_formed(rendered, planned, run
         assert [p["id"] for p in preds] == sorted(recs)
         for p in preds:
             r = recs[p["id"]]
-            assert read_prediction(answer_kind(r["task"]), p["prediction"]) is not None, p   # in the answer space
+            assert read_prediction(answer_kind(r["task"], r["program"]), p["prediction"]) is not None, p   # answer space
         s = _score(run, dataset, a, tmp_path)
         assert all(row["unparsed"] == 0 and row["missing"] == 0 for row in s["tasks"].values())
         assert s["average"]["all"]["composite"] < 60        # a floor, not a solver

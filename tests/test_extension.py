@@ -29,7 +29,7 @@ def extension_zip(tmp_path_factory, cli):
 
 def test_zip_holds_manifest_wheels_and_data(extension_zip):
     from misigen import __version__
-    from misigen.pipeline.extension import BLENDER_WHEELS, this_platform
+    from misigen.pipeline.extension import BLENDER_WHEELS, DEPENDENCY_WHEELS, this_platform
     with zipfile.ZipFile(extension_zip) as z:
         names = set(z.namelist())
         manifest = tomllib.loads(z.read("blender_manifest.toml").decode())
@@ -37,7 +37,7 @@ def test_zip_holds_manifest_wheels_and_data(extension_zip):
     assert manifest["blender_version_min"] == "4.2.0" and "files" in manifest["permissions"]
     assert manifest["license"] == ["SPDX:MIT"] and this_platform() in manifest["platforms"]
     wheels = {Path(w).name.split("-")[0].lower() for w in manifest["wheels"]}
-    assert wheels == {req.split(">")[0].lower() for req in BLENDER_WHEELS}
+    assert wheels == {req.split(">")[0].lower() for req in BLENDER_WHEELS + DEPENDENCY_WHEELS}
     assert all(w.removeprefix("./") in names for w in manifest["wheels"])
     for needed in ("__init__.py", "api.py", "_bundled/task_specs/misi_bench.yaml",
                    "_bundled/task_specs/prompts/docking.txt", "_bundled/scenes/misi_bench.yaml",

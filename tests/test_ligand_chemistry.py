@@ -225,7 +225,7 @@ def test_generate_takes_ligands_file_and_default(tmp_path, monkeypatch):
     """--ligands names a ligand per structure id, --ligand is the default for the others; the
     manifest records which was used; a name that is not in the file is that structure's failure."""
     from misigen.core.style import load_style
-    from misigen.pipeline.cli import REPO_ROOT
+    from misigen.core.resources import suite_path
     from misigen.pipeline.generate import run_generate
 
     inputs = tmp_path / "in"
@@ -233,7 +233,7 @@ def test_generate_takes_ligands_file_and_default(tmp_path, monkeypatch):
     for name in ("1bju_gp6", "3tah_bgo"):
         shutil.copy(EXCERPTS / f"{name}.pdb", inputs)
     out = tmp_path / "out"
-    manifest = run_generate(REPO_ROOT / "task_specs" / "misi_bench.yaml", [inputs], out,
+    manifest = run_generate(suite_path("misi_bench"), [inputs], out,
                             load_style("misi_bench"), split="test", task_names=["translation"],
                             render=False, progress=False, ligands={"1bju_gp6": "GP6:A:910"},
                             default_ligand="XYZ:A:1")

@@ -141,6 +141,37 @@ def test_rows_split_t4_by_true_answer():
         score_row({"task": "bogus", "answer": "x"})
 
 
+# ------------------------------------------------------------------ interaction-kind variants
+SALT_T4 = {"task": "residue_ligand_salt_bridge", "answer": "Yes",
+           "program": {"task_type": "residue_ligand_interaction", "answer_kind": "yesno"}}
+SALT_T9 = {"task": "pocket_ligand_salt_bridge", "answer": "ASP 189 A; LYS 70 A",
+           "program": {"task_type": "pocket_ligand_interaction", "answer_kind": "residues"}}
+
+
+def test_yes_no_variant_is_accuracy_and_splits_rows():
+    assert score_answer("residue_ligand_salt_bridge", "Yes, it forms one.", SALT_T4)["exact"] == 1
+    assert score_answer("residue_ligand_salt_bridge", "no", SALT_T4)["composite"] == 0.0
+    assert score_answer("residue_ligand_salt_bridge", "perhaps", SALT_T4)["unparsed"]
+    assert score_row(SALT_T4) == "residue_ligand_salt_bridge/pos"
+    assert score_row(dict(SALT_T4, answer="No")) == "residue_ligand_salt_bridge/neg"
+
+
+@pytest.mark.parametrize("pred, composite, f1", [
+    ("LYS 70 A; ASP 189 A", 1.0, 1.0),                     # order free
+    ("ASP 189 A", 1.0, 2 / 3),                              # precision
+    ("ASP 189 A; LYS 70 A; GLU 1 A", 0.5, 0.8),             # all true + extra
+    ("ASP 189 A; GLU 1 A", 0.5, 0.5),
+    ("ASP 189 A; LYS 70 A; GLU 1 A; GLU 2 A; GLU 3 A", 0.0, 4 / 7),   # more than twice the truth
+    ("No", 0.0, 0.0),
+])
+def test_residue_list_variant_scores_like_hbond_lists(pred, composite, f1):
+    s = score_answer("pocket_ligand_salt_bridge", pred, SALT_T9)
+    assert s["composite"] == pytest.approx(composite) and s["f1"] == pytest.approx(f1)
+    none = dict(SALT_T9, answer="No")
+    assert score_answer("pocket_ligand_salt_bridge", "None.", none)["composite"] == 1.0
+    assert score_answer("pocket_ligand_salt_bridge", "ASP 189 A", none)["composite"] == 0.0
+
+
 # ------------------------------------------------------------------ reading model output
 @pytest.mark.parametrize("kind, raw, strict", [
     ("letter", "C", "C"), ("letter", "c", "C"), ("letter", "**C**", "C"), ("letter", "Answer: C", "C"),
@@ -160,6 +191,9 @@ def test_rows_split_t4_by_true_answer():
     ("pocket", "ARG 221 NH2 A, O22; ARG 221 N A, O23.", "ARG 221 NH2 A, O22; ARG 221 N A, O23"),
     ("pocket", "1. ARG 221 NH2 A, O22\n2. arg 221 n a, o23", "ARG 221 NH2 A, O22; ARG 221 N A, O23"),
     ("pocket", "Answer: ARG 221 NH2 A, O22", "ARG 221 NH2 A, O22"), ("pocket", "None.", "No"),
+    ("yesno", "**Yes**", "Yes"), ("yesno", "no.", "No"), ("yesno", "Answer: yes, a salt bridge", "Yes"),
+    ("residues", "asp 189 a; LYS 70 A.", "ASP 189 A; LYS 70 A"), ("residues", "- ASP 189 A\n- LYS 70 A", "ASP 189 A; LYS 70 A"),
+    ("residues", "No", "No"),
 ])
 def test_lenient_reading(kind, raw, strict):
     assert read_prediction(kind, raw) == strict
@@ -170,6 +204,7 @@ def test_lenient_reading(kind, raw, strict):
     ("ops", "move w 3"), ("ops", "move x three"), ("ops", "shift x 3"), ("ops", "move x 3 to the right"),
     ("ops", "turn it a bit"), ("residue", "maybe"), ("residue", "No: ARG NH2, O1B"), ("residue", "Yes: ARG 221 NH2, O1B"),
     ("pocket", "ARG NH2, O22"), ("pocket", "ARG 221 NH2 A O22"), ("pocket", "   "),
+    ("yesno", "maybe"), ("residues", "ASP 189"), ("residues", "ASP A 189"),
 ])
 def test_strict_about_content(kind, raw):
     assert read_prediction(kind, raw) is None
@@ -188,9 +223,10 @@ def test_option_text_reads_as_its_letter():
     assert score_answer("interaction_location", "move x 9, move y 9", T8)["unparsed"]
 
 
-def test_every_stated_answer_scores_exact_one(tmp_path, examples):
+@pytest.mark.parametrize("suite", ["misi_bench", "misi_plus"])
+def test_every_stated_answer_scores_exact_one(tmp_path, examples, suite):
     """Each record's own answer is perfect; an empty prediction scores 0 — for every task a
-    planned dataset holds."""
+    planned dataset holds (misi_plus: interaction-kind variants with Yes/No and residue lists)."""
     import json
 
     from misigen.core.resources import suite_path
@@ -198,10 +234,13 @@ def test_every_stated_answer_scores_exact_one(tmp_path, examples):
     from misigen.pipeline.generate import run_generate
 
     style = load_style("misi_bench", {"render": {"resolution": [256, 256], "samples": 1, "denoise": False}})
-    run_generate(suite_path("misi_bench"), [examples], tmp_path,
+    run_generate(suite_path(suite), [examples], tmp_path,
                  style, split="test", seed=5, render=False, progress=False)
     recs = [json.loads(l) for l in (tmp_path / "annotations.jsonl").read_text().splitlines()]
     assert {r["task"] for r in recs} >= {"translation", "docking", "pocket_ligand_interaction"}
+    if suite == "misi_plus":
+        kinds = {r["program"].get("answer_kind") for r in recs}
+        assert {"yesno", "residues"} <= kinds
     for r in recs:
         s = score_answer(r["task"], r["answer"], r)
         assert s["exact"] == 1 and s["composite"] == 1.0 and not s["unparsed"], (r["id"], s)

@@ -110,6 +110,13 @@ def test_task_preview_poses_each_image_as_the_pipeline_and_renders_the_sample(se
                 assert obj.hide_viewport == obj.hide_render == (part not in spec.parts), (k, obj.name)
         shown_parts.add(spec.parts)
     assert {("protein",), ("ligand",)} <= shown_parts
+    # T5 pairs with another complex (in the preview: a bundled example); its images show that complex.
+    settings.task, settings.sample_index = "translation_rotation", 0
+    assert bpy.ops.misigen.preview_sample() == {"FINISHED"}
+    assert "target complex 1hvi" in settings.question and settings.n_images == 11
+    for _ in range(4):
+        bpy.ops.misigen.preview_step(step=1)
+    assert settings.built_scene.name.startswith("misigen:1hvi")     # image 5: the target's front view
 
 
 def test_style_edits_reach_render_and_saved_preset(settings, examples, tmp_path):

@@ -32,7 +32,7 @@ from .core.style import load_style, style_hash
 from .pipeline.render_job import plan_views, render_annotated
 
 __all__ = ["InputError", "Structure", "RenderSpec", "load", "load_style", "shown", "plan_views", "load_tasks",
-           "load_task", "plan_task", "pose", "scene_atoms", "open_renderer", "render_annotated",
+           "load_task", "plan_task", "partner_catalog", "pose", "scene_atoms", "open_renderer", "render_annotated",
            "render_sample", "record", "generate", "demo", "validate", "save_preset", "preset_names",
            "preset_path", "suite_path", "examples_dir", "user_presets_dir", "style_hash"]
 
@@ -86,10 +86,18 @@ def load_task(name: str, suite: str | Path = "misi_bench"):
     raise InputError(suite_path(suite), f"no task {name!r}; the suite has {', '.join(t.name for t in tasks)}")
 
 
-def plan_task(task, structure: Structure, style: dict, split: str = "test", seed: int = 0):
-    """All QA samples of one task for one structure (and failure records), exactly as ``generate``."""
+def plan_task(task, structure: Structure, style: dict, split: str = "test", seed: int = 0, partners=None):
+    """All QA samples of one task for one structure (and failure records), exactly as ``generate``.
+    ``partners``: the other complexes a task may pair with (T5), see ``partner_catalog``."""
     from .core.tasks import plan_samples
-    return plan_samples(task, structure, style, split, seed)
+    return plan_samples(task, structure, style, split, seed, partners)
+
+
+def partner_catalog(structures: list, split: str = "test"):
+    """A catalogue of already loaded complexes (all in ``split``) for tasks that pair complexes."""
+    from .core.tasks import PartnerCatalog
+    by_id = {s.id: s for s in structures}
+    return PartnerCatalog({k: split for k in by_id}, by_id.__getitem__)
 
 
 def sample_specs(sample) -> list[RenderSpec]:
@@ -117,19 +125,20 @@ def open_renderer(shown_atoms: Structure, style: dict, device: str = "auto"):
 
 def record(sample) -> dict:
     """The QA record of the dataset contract (image paths relative to the output folder)."""
-    from .pipeline.generate import record_of
-    return record_of(sample)
+    return sample.as_record()
 
 
-def render_sample(structure: Structure, sample, out: str | Path, device: str = "auto") -> dict:
+def render_sample(structure: Structure, sample, out: str | Path, device: str = "auto",
+                  others: dict | None = None) -> dict:
     """Render a sample's images and option images (each with its sidecar) into ``out/images``
-    and write its record to ``out/samples/<id>.json``; images already there are kept."""
+    and write its record to ``out/samples/<id>.json``; images already there are kept.
+    ``others``: id → Structure of the other complexes a sample shows (T5's partner)."""
     from .pipeline.generate import render_specs
     from .pipeline.output import inside, write_json_atomic
 
     out = Path(out)
     specs = {s.key(): s for s in sample_specs(sample)}
-    n, seconds, device_used = render_specs(structure, specs, out, device)
+    n, seconds, device_used = render_specs({structure.id: structure, **(others or {})}, specs, out, device)
     rec = record(sample)
     record_path = inside(out, f"samples/{sample.id}.json")
     record_path.parent.mkdir(parents=True, exist_ok=True)

@@ -151,7 +151,7 @@ def audit_records(records: list[dict], load_image=None, settings: dict | None = 
         if kind == "residue_hbonds":
             _residue(recs, rows)
         if kind == "pocket_hbonds":
-            section["without_hbonds"] = sum(1 for r in recs if r["answer"] == "No")
+            section["answered_no"] = sum(1 for r in recs if r["answer"] == "No")
             _top, count = answers.most_common(1)[0]
             rows.set("majority answer", count, len(recs), None, "info")
         section["guessers"] = []

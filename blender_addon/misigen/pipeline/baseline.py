@@ -9,7 +9,8 @@
   * H-bond lists: the answer space is every set of (protein atom, ligand atom) pairs; the
     guess draws from the N/O atoms shown in the question's first image (its sidecar):
     T4 says No or Yes with 1–2 random pairs (even odds), T9 lists 0–3 random pairs
-    (0 = "No"). Without sidecars (a plan-only dataset) T4 says "Yes"/"No", T9 "No".
+    (0 = "No"). Without sidecars (a plan-only dataset) T4 says "Yes"/"No", T9 "No";
+  * other interaction kinds: Yes/No at even odds; residue lists of 0–3 residues shown.
 - ``majority``: per task, the most frequent answer of the train split (ties: the first in
   sorted order). A task without train records falls back to all its records, and says so.
 """
@@ -72,7 +73,7 @@ class RandomGuesser:
         self.spaces = {}
         for task in sorted({r["task"] for r in records}):
             mine = [r for r in records if r["task"] == task]
-            kind, rule = rules_for(task)
+            kind, rule = rules_for(task, mine[0].get("program"))
             if kind == "ops":
                 self.spaces[task] = _docking_space(mine) if rule == "docking" else _cloze_space(mine)
             else:
@@ -85,7 +86,19 @@ class RandomGuesser:
             return space(rng)
         if space == "letter":
             return rng.choice("ABCD"[:len(rec.get("options") or "ABCD")])
+        if space == "yesno":
+            return rng.choice(("Yes", "No"))
+        if space == "residues":
+            return self._residues(rec, rng)
         return self._hbonds(space, rec, rng)
+
+    def _residues(self, rec: dict, rng: random.Random) -> str:
+        shown = _shown_residues(self.dataset, rec)
+        k = min(rng.randint(0, 3), len(shown))
+        if k == 0:
+            return "No"
+        picks = sorted(rng.sample(range(len(shown)), k))
+        return "; ".join(f"{shown[i][3]} {shown[i][1]}{shown[i][2]} {shown[i][0] or '-'}" for i in picks)
 
     def _hbonds(self, kind: str, rec: dict, rng: random.Random) -> str:
         protein, ligand = _polar_atoms(self.dataset, rec)
@@ -125,6 +138,22 @@ def _polar_atoms_of(sidecar: str) -> tuple[list, list]:
                    for a in atoms if a.get("element") in ("N", "O")})
     as_dict = [dict(zip(("ligand", "chain", "resseq", "icode", "resname", "name"), r)) for r in rows]
     return [a for a in as_dict if not a["ligand"]], [a for a in as_dict if a["ligand"]]
+
+
+def _shown_residues(dataset: Path, rec: dict) -> list[tuple]:
+    """(chain, resseq, icode, resname) of every protein residue shown in the first image."""
+    if not rec["images"]:
+        return []
+    return _shown_residues_of(str((dataset / rec["images"][0]).with_suffix(".json")))
+
+
+@functools.lru_cache(maxsize=256)
+def _shown_residues_of(sidecar: str) -> list[tuple]:
+    try:
+        atoms = json.loads(Path(sidecar).read_text(encoding="utf-8"))["atoms"]
+    except (OSError, ValueError, KeyError):
+        return []
+    return sorted({(a["chain"], int(a["resseq"]), a.get("icode", ""), a["resname"]) for a in atoms if not a["ligand"]})
 
 
 def _grid(lo: float, hi: float, step: float) -> list[float]:

@@ -21,7 +21,12 @@ from ..core.resources import BUNDLED, BUNDLED_FOLDERS, bundled_dir, package_root
 
 MANIFEST = "blender_manifest.toml"
 # What Blender's Python lacks (it ships numpy); = pyproject's dependencies without numpy.
-BLENDER_WHEELS = ("biopython>=1.83", "rdkit>=2024.3", "PyYAML>=6.0", "tqdm>=4.66", "pillow>=10")
+BLENDER_WHEELS = ("biopython>=1.83", "rdkit>=2024.3", "PyYAML>=6.0", "tqdm>=4.66", "pillow>=10", "biotite>=1.0")
+# What the bundled wheels need at import beyond Blender's own numpy (wheels are fetched without their
+# dependencies, so that a platform lacking one is named): biotite reads the CCD with msgpack and
+# networkx; its other requirements (requests, biotraj, packaging) are only used by parts misigen
+# does not import.
+DEPENDENCY_WHEELS = ("msgpack>=1.0", "networkx>=2.0")
 PYTHON = "3.11"       # Blender 4.2 … 5.0
 # Blender platform → the wheel platform tags pip may pick for it. Blender 4.2 needs glibc 2.28
 # on Linux and macOS 11.2, so no wheel tagged newer than those is accepted.
@@ -149,7 +154,8 @@ def build_extension(out: Path, platforms=None, offline_dir: Path | None = None) 
         pins: dict[str, str] = {}
         for platform in platforms:
             try:
-                got = download_wheels(platform, Path(tmp) / "downloads", BLENDER_WHEELS, pins, offline_dir)
+                got = download_wheels(platform, Path(tmp) / "downloads", BLENDER_WHEELS + DEPENDENCY_WHEELS, pins,
+                                      offline_dir)
             except InputError as exc:
                 log(f"left out {platform}: {exc.problem}")
                 continue

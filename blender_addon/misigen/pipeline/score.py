@@ -52,14 +52,16 @@ def row_order(records, manifest: dict | None = None) -> list[str]:
 def score_records(records, predictions: dict[str, str], manifest: dict | None = None) -> dict:
     """The score tables as a dict (the ``--json`` layout)."""
     from ..core.tasks import score_answer
-    from ..core.tasks.scoring import PAPER_AVERAGE_EXCLUDES, rules_for, score_row
+    from ..core.tasks.scoring import in_paper_average, rules_for, score_row
 
     rows = {name: {"n": 0, "exact": 0.0, "composite": 0.0, "f1": 0.0, "unparsed": 0, "missing": 0,
-                   "hbond": rules_for(name.split("/")[0])[1] == "hbonds"} for name in row_order(records, manifest)}
+                   "list": False, "paper": True} for name in row_order(records, manifest)}
     missing = []
     for rec in records:
         row = rows[score_row(rec)]
         row["n"] += 1
+        row["list"] = rules_for(rec["task"], rec.get("program"))[1] == "hbonds"     # H-bond or residue lists
+        row["paper"] = in_paper_average(rec)
         if rec["id"] not in predictions:
             missing.append(rec["id"])
             row["missing"] += 1
@@ -74,11 +76,11 @@ def score_records(records, predictions: dict[str, str], manifest: dict | None = 
     tasks = {}
     for name, r in rows.items():
         out = {"n": r["n"], "exact": _pct(exact[name]), "composite": _pct(composite[name])}
-        if r["hbond"]:
+        if r["list"]:
             out["f1"] = _pct(_mean(r["f1"], r["n"]))
         out.update(unparsed=r["unparsed"], missing=r["missing"])
         tasks[name] = out
-    paper = [k for k in rows if k.split("/")[0] not in PAPER_AVERAGE_EXCLUDES]
+    paper = [k for k, r in rows.items() if r["paper"]]
     known = {r["id"] for r in records}
     average = {"all": _average(list(rows), rows, exact, composite), "paper": _average(paper, rows, exact, composite)}
     return {"tasks": tasks, "average": average, "missing": sorted(missing),

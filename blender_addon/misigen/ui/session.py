@@ -142,15 +142,16 @@ def scene_renderer(context, settings, structure, style, residues=None):
 
     atoms = api.shown(structure, style, PARTS, residues)
     scene = settings.built_scene
+    source = f"{_source_key(settings)}|{structure.id}"      # a previewed T5 sample shows another complex too
     if scene is not None and (scene.misigen.built_source, scene.misigen.built_style,
-                              scene.misigen.built_residues) == (_source_key(settings), api.style_hash(style),
+                              scene.misigen.built_residues) == (source, api.style_hash(style),
                                                                 _residues_key(residues)):
         return SceneRenderer.attach(scene, atoms, style)
     close_scene(settings)
     renderer = SceneRenderer(atoms, style, device(settings))
     built = renderer.scene.misigen
     built.owner = settings.id_data
-    built.built_source, built.built_style = _source_key(settings), api.style_hash(style)
+    built.built_source, built.built_style = source, api.style_hash(style)
     built.built_residues = _residues_key(residues)
     settings.built_scene = renderer.scene
     _look_through_camera(context, renderer.scene)
@@ -209,10 +210,25 @@ class _Keyed:
         return isinstance(other, _Keyed) and self.key == other.key
 
 
+def example_partners(structure) -> dict:
+    """Complexes a previewed sample may pair with (T5's target): the bundled examples other than
+    the one shown (a dataset run pairs within its own structure list instead)."""
+    from ..core.loader import discover
+    out = {}
+    for source in discover([api.examples_dir()]):
+        if source.id != structure.id:
+            try:
+                out[source.id] = api.load(source.protein if source.ligand is None else source.protein.parent)
+            except InputError:
+                continue
+    return out
+
+
 @functools.lru_cache(maxsize=8)
 def _planned(keyed: _Keyed):
     suite, task_name, structure, style, split, seed = keyed.value
-    return api.plan_task(api.load_task(task_name, suite), structure, style, split, seed)
+    partners = api.partner_catalog([structure, *example_partners(structure).values()], split)
+    return api.plan_task(api.load_task(task_name, suite), structure, style, split, seed, partners)
 
 
 def planned_sample(settings):
@@ -262,6 +278,8 @@ def show_sample_image(context, settings, step: int = 0) -> str:
     specs = api.sample_specs(sample)
     settings.image_index = (settings.image_index + step) % len(specs)
     spec = specs[settings.image_index]
+    if spec.structure_id != structure.id:          # T5: the target complex is another one
+        structure = example_partners(structure)[spec.structure_id]
     renderer = scene_renderer(context, settings, structure, spec.style, spec.residues)
     _atoms, mats = api.pose(structure, spec)
     pose_in_viewport(renderer, spec.camera, mats, spec.parts)
@@ -276,7 +294,8 @@ def show_sample_image(context, settings, step: int = 0) -> str:
 def render_sample(settings) -> dict:
     from .preferences import output_dir
     structure, _style, sample = planned_sample(settings)
-    return api.render_sample(structure, sample, output_dir(settings), device(settings))
+    return api.render_sample(structure, sample, output_dir(settings), device(settings),
+                             others=example_partners(structure))
 
 
 def save_current_preset(settings) -> Path:

@@ -29,7 +29,7 @@ def plan_samples(task: TaskSpec, structure, style: dict, split: str, seed: int, 
     """All samples of ``task`` for one structure and split, plus failure records
     ({"structure", "task", "sample", "why", "category"}) for samples not made. ``partners``
     (a ``PartnerCatalog``) lets tasks that pair complexes (T5) load another one."""
-    return run_planner(task_type(task.name).planner, task, structure, style, split, seed, partners)
+    return run_planner(task_type(task.type).planner, task, structure, style, split, seed, partners)
 
 
 def answer_distribution(samples) -> dict:
@@ -39,7 +39,7 @@ def answer_distribution(samples) -> dict:
     for s in samples:
         task = s.task if hasattr(s, "task") else s["task"]
         prog = s.program if hasattr(s, "program") else s["program"]
-        features = task_type(task).features
+        features = task_type(prog.get("task_type", task)).features
         c = out.setdefault(task, {})
         for feat, value in (features(prog) if features else []):
             c.setdefault(feat, Counter())[value] += 1

@@ -83,6 +83,49 @@ def residue_key(b: dict) -> tuple:
     return (b["resname"].upper(), b["protein_atom"].upper(), b["ligand_atom"].upper())
 
 
+# ------------------------------------------------------------------ residue-level kinds (T4/T9 variants)
+_RES = re.compile(r"^\s*(\S+)\s+(-?\d+)([A-Za-z]?)\s+(\S+)\s*$")
+
+
+def format_yesno(yes: bool) -> str:
+    return "Yes" if yes else "No"
+
+
+def parse_yesno(text: str) -> bool:
+    m = re.fullmatch(r"\s*(yes|no)\s*\.?\s*", text or "", re.IGNORECASE)
+    if not m:
+        raise ValueError(f"expected 'Yes' or 'No', got {text!r}")
+    return m.group(1).lower() == "yes"
+
+
+def residue_entry(chain, resname, resseq, icode) -> dict:
+    return {"chain": chain, "resname": resname, "resseq": int(resseq), "icode": icode}
+
+
+def format_residues(residues: list[dict]) -> str:
+    """T9 variants: ``ASP 189 A; LYS 70 A`` (sorted by chain, number), or ``No``."""
+    if not residues:
+        return "No"
+    rows = sorted(residues, key=lambda r: (r["chain"], r["resseq"], r["icode"]))
+    return "; ".join(f"{r['resname']} {r['resseq']}{r['icode']} {_chain(r['chain'])}" for r in rows)
+
+
+def parse_residues(text: str) -> list[tuple]:
+    """→ [(resname, resseq, icode, chain)], upper-cased ([] for 'No')."""
+    if re.fullmatch(r"\s*no\s*\.?\s*", text, re.IGNORECASE):
+        return []
+    if not text.strip():
+        raise ValueError("empty answer (answer 'No' if there is none)")
+    out = []
+    for part in [p for p in text.strip().rstrip(".").split(";") if p.strip()]:
+        m = _RES.match(part)
+        if not m:
+            raise ValueError(f"not a residue 'RES NUM CHAIN': {part!r}")
+        res, num, ic, chain = m.groups()
+        out.append((res.upper(), int(num), ic.upper(), chain.upper()))
+    return out
+
+
 # ------------------------------------------------------------------ letters
 _LETTER = re.compile(r"^\s*(?:option\s*)?[\(\[]?\s*([A-Da-d])\s*[\)\]\.:]?(?:\s|$)", re.IGNORECASE)
 
@@ -108,6 +151,11 @@ def canonical(kind: str, text: str) -> str:
     if kind == "residue":
         yes, pairs = parse_residue_answer(text)
         return "Yes: " + "; ".join(f"{r} {p}, {l}" for r, p, l in pairs) if yes else "No"
+    if kind == "yesno":
+        return format_yesno(parse_yesno(text))
+    if kind == "residues":
+        rows = sorted(parse_residues(text), key=lambda r: (r[3], r[1], r[2]))
+        return "; ".join(f"{r} {n}{i} {c}" for r, n, i, c in rows) if rows else "No"
     if kind == "pocket":
         bonds = parse_pocket_hbonds(text)
         return "; ".join(f"{r} {n}{i} {p} {c}, {l}" for r, n, i, p, c, l in bonds) if bonds else "No"

@@ -160,6 +160,7 @@ def run_planner(planner_cls, task, structure, style: dict, split: str, seed: int
             continue
         program = dict(out.program)
         program["task"] = task.name
+        program["task_type"] = task.type
         program["rejected_attempts"] = dict(sorted(why.items()))
         samples.append(Sample(id=sid, task=task.name, split=split, structure=structure.id,
                               question=out.question, images=list(out.images), options=out.options,

@@ -290,6 +290,30 @@ class Context:
             self._hbonds = out
         return self._hbonds
 
+    def interactions(self, kind: str) -> list:
+        """Protein–ligand interactions of one kind (H-bonds: ``hbonds``), one per partner identity."""
+        if kind == "hbond":
+            return self.hbonds()
+
+        def make():
+            from ..interactions import find_interactions
+            seen, out = set(), []
+            for it in find_interactions(self.structure, kinds=(kind,)):
+                if it.kind == kind and it.identity() not in seen:
+                    seen.add(it.identity())
+                    out.append(it)
+            return out
+        return self._memo(("interactions", kind), make)
+
+    def group_rows(self, it) -> tuple[list[int], list[int]]:
+        """Full-structure rows of an interaction's protein group and ligand group (by atom name)."""
+        s = self.structure
+        p_names, l_names = it.partner_atoms()
+        prot = [int(i) for i in range(s.n_atoms) if not s.ligand[i] and s.chain[i] == it.chain
+                and int(s.resseq[i]) == int(it.resseq) and s.icode[i] == it.icode and s.name[i] in p_names]
+        lig = [int(i) for i in range(s.n_atoms) if s.ligand[i] and s.name[i] in l_names]
+        return prot or [int(it.protein_index)], lig or [int(it.ligand_index)]
+
     def row_map(self, shown: Structure) -> dict:
         """Full-structure row → shown row (matched by exact coordinates and atom name)."""
         def make():

@@ -21,8 +21,9 @@ from ..commands import Op, format_number, format_ops, parse_ops
 from ..data_files import load_table
 from ..errors import InputError
 from ..labels import LabelPlan, atom_id, ligand_atom_id, residue_id
-from . import prompts
-from .answers import format_pocket_hbonds, format_residue_answer, hbond_entry
+from . import kinds, prompts
+from .answers import (format_pocket_hbonds, format_residue_answer, format_residues, format_yesno, hbond_entry,
+                      residue_entry)
 from .base import HETERO, Planner, Unavailable
 from .common import COMPLEX, LETTERS, Planned, Rejected, balanced_order, rnd
 from .distractors import MOVE_CHANGES, changes_commute, move_grid, paper_move_distractors
@@ -44,7 +45,16 @@ def residue_class(resname: str) -> str:
 
 class HBondPlanner(Planner):
     """Shared checks: the H-bond atoms are visible in at least one view and every name the
-    answer needs is labelled in at least one view."""
+    answer needs is labelled in at least one view. ``interaction.kind`` (spec) asks about another
+    kind the finder knows; its answer is then residue-level (``kinds.py``)."""
+
+    @property
+    def kind(self) -> str:
+        return self.d["interaction"]["kind"]
+
+    def kind_fields(self) -> dict:
+        return {"interaction": kinds.name(self.kind), "interactions": kinds.name(self.kind, True),
+                "criteria": kinds.criteria_text(self.kind)}
 
     def views(self, labels, residues=None, names=None) -> list:
         return [self.view_spec(v, residues=residues, labels=labels) for v in (names or self.d["views"])]
@@ -77,14 +87,14 @@ class HBondPlanner(Planner):
                 return "label needed by the answer not drawn in any view"
         return None
 
-    def bond_labels(self, bonds) -> list[str]:
+    def bond_labels(self, bonds, ligand_atoms: bool = True) -> list[str]:
         out = []
         plan = self.label_plan()
         for it in bonds:
             if plan is not None and plan.residues:
                 out.append(residue_id(it.chain, it.resseq, it.icode))
-            if plan is not None and plan.ligand_atoms:
-                out.append(ligand_atom_id(it.ligand_atom))
+            if plan is not None and plan.ligand_atoms and ligand_atoms:
+                out += [ligand_atom_id(n) for n in it.partner_atoms()[1]]
         return out
 
     def residue_label_text(self, it) -> str:
@@ -99,7 +109,7 @@ class HBondPlanner(Planner):
 class ResiduePlanner(HBondPlanner):
     def setup(self):
         ctx, d = self.ctx, self.d
-        self.hb = ctx.hbonds()
+        self.hb = ctx.interactions(self.kind)
         shown = ctx.shown(COMPLEX)
         lig = shown.ligand & ~shown.is_hydrogen
         lig_polar = lig & np.isin(shown.element, HETERO)
@@ -143,7 +153,7 @@ class ResiduePlanner(HBondPlanner):
             turn = "no" if turn == "yes" else "yes"
         self.seq = seq
         self.n_yes_residues = len([k for k in residues if k in by_res])
-        self.count_why = (f"the complex has {self.n_yes_residues} residue(s) with a hydrogen bond to the ligand"
+        self.count_why = (f"the complex has {self.n_yes_residues} residue(s) with a {kinds.name(self.kind)} to the ligand"
                           + (" that have a matched negative" if d["negatives"]["mode"] == "matched" else "")
                           + f" and {len([k for k in residues if k not in by_res])} without; Yes and No questions "
                           "are made in equal numbers")
@@ -192,24 +202,30 @@ class ResiduePlanner(HBondPlanner):
         bonds = self.by_res.get(res, [])
         shown = self.ctx.shown(COMPLEX, residues)
         need = [atom_id(res[0], res[1], res[2], n) for n in shown.name[~shown.ligand & ~shown.is_hydrogen]]
-        need += [ligand_atom_id(b.ligand_atom) for b in bonds]
+        if self.kind == "hbond":
+            need += [ligand_atom_id(b.ligand_atom) for b in bonds]
         reason = self.unreadable(specs, bonds, need if labels is not None else [])
         if reason:
             why[reason] += 1
             raise Rejected(f"residue {res} ({cls}) cannot be answered from its images: {reason}")
         entries = [hbond_entry(b) for b in bonds]
-        answer = format_residue_answer(entries)
+        answer = format_residue_answer(entries) if self.kind == "hbond" else format_yesno(bool(bonds))
         info = self.residues[res]
         chain, resseq, icode = res
         rtext = residue_text(chain, info["resname"], resseq, icode)
         texts = [f"residue {rtext} and the ligand seen {prompts.view_text(v)}" for v in self.d["views"]]
         question = self.question(texts, labels=labels, shown=shown, residue=rtext,
-                                 framing=prompts.framing_text("views"))
+                                 framing=prompts.framing_text("views"), **self.kind_fields())
         program = {"kind": "residue_hbonds", "residue": {"chain": chain, "resseq": resseq, "icode": icode,
                                                          "resname": info["resname"]},
-                   "has_hbond": bool(entries), "hbonds": entries, "centre": rnd(self.ctx.centre(COMPLEX, residues)),
+                   "interaction": self.kind, "positive": bool(entries),
+                   "centre": rnd(self.ctx.centre(COMPLEX, residues)),
                    "min_distance": round(info["distance"], 3), "min_polar_distance": round(info["polar_distance"], 3),
                    "negatives": self.d["negatives"]["mode"], "balance_class": {"answer": cls}}
+        if self.kind == "hbond":
+            program.update({"has_hbond": bool(entries), "hbonds": entries})
+        else:
+            program.update({"answer_kind": "yesno", "interactions": [b.as_dict() for b in bonds]})
         return Planned(question, specs, answer, program)
 
 
@@ -222,10 +238,10 @@ def _min_dist(a: np.ndarray, b: np.ndarray) -> float:
 # ------------------------------------------------------------------ T9
 class PocketPlanner(HBondPlanner):
     def setup(self):
-        self.hb = self.ctx.hbonds()
-        if not self.hb and self.d["without_hbonds"][self.split] == "skip":
-            raise Unavailable(f"no protein–ligand hydrogen bond in this complex ({self.split} split: "
-                              f"complexes without H-bonds are skipped)")
+        self.hb = self.ctx.interactions(self.kind)
+        if not self.hb and self.d["without_interactions"][self.split] == "skip":
+            raise Unavailable(f"no protein–ligand {kinds.name(self.kind)} in this complex ({self.split} split: "
+                              f"complexes without one are skipped)")
         self.labels = self.label_plan()
         self.specs = self.views(self.labels)
 
@@ -235,17 +251,26 @@ class PocketPlanner(HBondPlanner):
     count_why = "one distinct question per complex"
 
     def make(self, index, rng, why: Counter) -> Planned:
-        reason = self.unreadable(self.specs, self.hb, self.bond_labels(self.hb))
+        hbond = self.kind == "hbond"
+        reason = self.unreadable(self.specs, self.hb, self.bond_labels(self.hb, ligand_atoms=hbond))
         if reason:
             why[reason] += 1
             raise Rejected(reason)
-        entries = [hbond_entry(b) for b in self.hb]
-        answer = format_pocket_hbonds(entries)
         texts = [f"the complex seen {prompts.view_text(v)}" for v in self.d["views"]]
-        program = {"kind": "pocket_hbonds", "hbonds": entries, "n_hbonds": len(entries),
-                   "centre": rnd(self.ctx.centre())}
-        return Planned(self.question(texts, labels=self.labels, framing=prompts.framing_text("views")),
-                       self.specs, answer, program)
+        program = {"kind": "pocket_hbonds", "interaction": self.kind, "centre": rnd(self.ctx.centre())}
+        if hbond:
+            entries = [hbond_entry(b) for b in self.hb]
+            answer = format_pocket_hbonds(entries)
+            program.update({"hbonds": entries, "n_hbonds": len(entries)})
+        else:
+            residues = {(b.chain, int(b.resseq), b.icode): residue_entry(b.chain, b.resname, b.resseq, b.icode)
+                        for b in self.hb}
+            answer = format_residues(list(residues.values()))
+            program.update({"answer_kind": "residues", "residues": list(residues.values()),
+                            "n_residues": len(residues), "interactions": [b.as_dict() for b in self.hb]})
+        question = self.question(texts, labels=self.labels, framing=prompts.framing_text("views"),
+                                 **self.kind_fields())
+        return Planned(question, self.specs, answer, program)
 
 
 # ------------------------------------------------------------------ T8
@@ -259,9 +284,9 @@ def location_ops(a: float, b: float) -> list[Op]:
 
 class LocationPlanner(HBondPlanner):
     def setup(self):
-        self.hb = self.ctx.hbonds()
+        self.hb = self.ctx.interactions(self.kind)
         if not self.hb:
-            raise Unavailable("no protein–ligand hydrogen bond in this complex")
+            raise Unavailable(f"no protein–ligand {kinds.name(self.kind)} in this complex")
         self.labels = self.label_plan()
         self.specs = self.views(self.labels)
         self.front = self.specs[self.d["views"].index(self.d["after_view"])]
@@ -275,13 +300,18 @@ class LocationPlanner(HBondPlanner):
 
     @property
     def count_why(self):
-        return f"only {len(self.hb)} H-bond(s) in this complex"
+        return f"only {len(self.hb)} {kinds.name(self.kind, True)} in this complex"
 
     def midpoint(self, it):
+        """The interaction's centre: midpoint of its two heavy atoms (H-bond) or of its two groups'
+        centroids (rings, charged groups)."""
         shown = self.ctx.shown()
         rows = self.ctx.row_map(shown)
         xyz = self.ctx.posed(self.front.ops)
-        return (xyz[rows[int(it.protein_index)]] + xyz[rows[int(it.ligand_index)]]) / 2
+        if self.kind == "hbond":
+            return (xyz[rows[int(it.protein_index)]] + xyz[rows[int(it.ligand_index)]]) / 2
+        p_rows, l_rows = self.ctx.group_rows(it)
+        return (xyz[[rows[r] for r in p_rows]].mean(axis=0) + xyz[[rows[r] for r in l_rows]].mean(axis=0)) / 2
 
     def options_for(self, a, b, rng) -> list[tuple] | None:
         """The option moves (true first), or None when no set is distinct enough."""
@@ -339,17 +369,23 @@ class LocationPlanner(HBondPlanner):
         m, _ = geometry.compose(parse_ops(texts_opt[correct]), np.asarray(self.centre))
         moved = self.camera.to_camera(geometry.apply(m, self.midpoint(it)[None]))[0]
         assert abs(moved[0]) <= prec / 2 + 1e-9 and abs(moved[1]) <= prec / 2 + 1e-9
-        ent = hbond_entry(it)
-        donor = "the ligand" if it.donor == "ligand" else "the protein"
-        hb_text = (f"ligand atom {it.ligand_atom} and atom {it.protein_atom} of residue "
-                   f"{self.residue_label_text(it)} form a hydrogen bond (donor: {donor})")
+        ent = hbond_entry(it) if self.kind == "hbond" else it.as_dict()
+        if self.kind == "hbond":
+            donor = {"ligand": "the ligand", "shared": "shared"}.get(it.donor, "the protein")
+            hb_text = (f"ligand atom {it.ligand_atom} and atom {it.protein_atom} of residue "
+                       f"{self.residue_label_text(it)} form a hydrogen bond (donor: {donor})")
+        else:
+            p_names, l_names = it.partner_atoms()
+            hb_text = (f"ligand atom(s) {', '.join(l_names)} and atom(s) {', '.join(p_names)} of residue "
+                       f"{self.residue_label_text(it)} form a {kinds.name(self.kind)} (its centre: the midpoint "
+                       f"between the centres of the two groups)")
         texts = [f"the complex seen {prompts.view_text(v)}" for v in d["views"]]
         options_text = "Options:\n" + "\n".join(f"{L}. {t}" for L, t in zip(order, texts_opt))
         ref = d["views"].index(d["after_view"]) + 1
         question = self.question(texts, labels=self.labels, hbond=hb_text, options_text=options_text,
                                  reference=str(ref), precision=format_number(prec),
-                                 framing=prompts.framing_text("views"))
-        program = {"kind": "location", "hbond": ent, "midpoint_camera_xyz": rnd(q, 3),
+                                 framing=prompts.framing_text("views"), **self.kind_fields())
+        program = {"kind": "location", "interaction": self.kind, "hbond": ent, "midpoint_camera_xyz": rnd(q, 3),
                    "ops": [o.as_dict() for o in location_ops(a, b)], "answer_text": texts_opt[correct],
                    "residual_camera_xy": rnd(moved[:2], 3), "precision": prec, "correct": letter,
                    "centre": rnd(self.centre), "view": d["after_view"], "design": d["distractors"]["design"],
@@ -359,15 +395,17 @@ class LocationPlanner(HBondPlanner):
 
 # ------------------------------------------------------------------ registration
 HB_REJECTION = rejection(require_visible=(Bool(), True), require_labels=(Bool(), True))
+INTERACTION = (Map({"kind": (Enum(kinds.NAMES), "hbond")}), {})
 NEGATIVES = Map({"mode": (Enum(("paper", "matched")), "paper"),
                  "max_distance": (Num(0, positive=True), REQUIRED),
                  "match": (Map({"by": (List(Enum(("resname", "class"))), ["resname", "class"]),
                                 "distance_tolerance": (Num(0), 1.0)}), {})})
-T4 = {"views": (List(VIEWS), REQUIRED), "negatives": (NEGATIVES, REQUIRED), "rejection": (HB_REJECTION, REQUIRED)}
-T9 = {"views": (List(VIEWS), REQUIRED),
-      "without_hbonds": (Map({"train": (Enum(("ask", "skip")), "skip"), "test": (Enum(("ask", "skip")), "ask")}), {}),
+T4 = {"views": (List(VIEWS), REQUIRED), "interaction": INTERACTION, "negatives": (NEGATIVES, REQUIRED),
       "rejection": (HB_REJECTION, REQUIRED)}
-T8 = {"views": (List(VIEWS), REQUIRED),
+T9 = {"views": (List(VIEWS), REQUIRED), "interaction": INTERACTION,
+      "without_interactions": (Map({"train": (Enum(("ask", "skip")), "skip"), "test": (Enum(("ask", "skip")), "ask")}), {}),
+      "rejection": (HB_REJECTION, REQUIRED)}
+T8 = {"views": (List(VIEWS), REQUIRED), "interaction": INTERACTION,
       "after_view": (VIEWS, "front"),
       "options": (Int(2, 4), 4),
       "precision": (Num(positive=True), 1.0),
@@ -399,23 +437,28 @@ def _check_t8(d: dict, path) -> None:
 
 
 def _t4_features(program: dict) -> list:
-    return [("answer", "yes" if program["has_hbond"] else "no"), ("resname", program["residue"]["resname"])]
+    positive = program.get("positive", program.get("has_hbond"))
+    return [("answer", "yes" if positive else "no"), ("resname", program["residue"]["resname"])]
 
 
 def _t9_features(program: dict) -> list:
-    return [("n_hbonds", str(program["n_hbonds"]))]
+    if "n_hbonds" in program:
+        return [("n_hbonds", str(program["n_hbonds"]))]
+    return [("n_residues", str(program["n_residues"]))]
 
 
 def _t8_features(program: dict) -> list:
     return [("letter", program["correct"])]
 
 
-register(TaskType("residue_ligand_interaction", ResiduePlanner, T4, frozenset({"residue", "framing"}), "residue",
+KIND_FIELDS = frozenset({"interaction", "interactions", "criteria"})
+register(TaskType("residue_ligand_interaction", ResiduePlanner, T4, frozenset({"residue", "framing"}) | KIND_FIELDS,
+                  "residue",
                   features=_t4_features,
                   description="Does this residue form hydrogen bonds with the ligand, and which atoms?"))
 register(TaskType("interaction_location", LocationPlanner, T8,
-                  frozenset({"hbond", "options_text", "reference", "precision", "framing"}), "letter",
+                  frozenset({"hbond", "options_text", "reference", "precision", "framing"}) | KIND_FIELDS, "letter",
                   check=_check_t8, features=_t8_features,
                   description="Which translation centres the named hydrogen bond on screen?"))
-register(TaskType("pocket_ligand_interaction", PocketPlanner, T9, frozenset({"framing"}), "pocket",
+register(TaskType("pocket_ligand_interaction", PocketPlanner, T9, frozenset({"framing"}) | KIND_FIELDS, "pocket",
                   features=_t9_features, description="List every hydrogen bond between the pocket and the ligand."))

@@ -22,7 +22,7 @@ from ..errors import InputError
 class ClozePlanner(Planner):
     def setup(self):
         d, ctx = self.d, self.ctx
-        if self.task.name == "zooming" and self.style["camera"]["projection"] != "perspective":
+        if self.task.type == "zooming" and self.style["camera"]["projection"] != "perspective":
             raise Rejected("zooming needs a perspective camera (move z does not change an orthographic image)")
         self.shown = ctx.shown()
         self.centre = ctx.centre()
@@ -34,7 +34,7 @@ class ClozePlanner(Planner):
         self.candidates = [Op(op["verb"], ax, v) for ax in op["axes"] for v in self.values]
         self.start = [self.view_spec(v, labels=self.labels) for v in d["views"]]
         after_view = d["after_view"]
-        if self.task.name == "zooming":
+        if self.task.type == "zooming":
             xyz = ctx.posed({"all": view_ops(after_view)})
             self.camera = zoom_camera(xyz, self.radii, self.style, max(self.values),
                                       float(self.task.suite.get("zoom_clearance", 4.0)))

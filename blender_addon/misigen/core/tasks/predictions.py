@@ -2,7 +2,7 @@
 
 ``read_prediction(kind, raw)`` reduces what a model wrote to the strict answer grammar of
 ``core.commands`` (``move x 3``, ``roll x 75, move x -14``) and ``answers`` (a letter,
-``No`` / ``Yes: ARG NH2, O1B``, ``ARG 221 NH2 A, O22; …``), or returns None when no answer
+``No`` / ``Yes: ARG NH2, O1B``, ``ARG 221 NH2 A, O22; …``, ``Yes``, ``ASP 189 A; …``), or returns None when no answer
 of that kind can be read. Forgiven, as a human reader would: case and spacing, a trailing
 period, code fences, Markdown bold, ``<think>`` blocks, ``Answer: C``, ``(C)``, ``Option C``,
 units (``roll y 15°``, ``move x 3 Å``), an explicit plus sign, commands joined by "then"/"and",
@@ -16,7 +16,7 @@ import re
 
 from ..commands import format_ops, parse_ops
 
-KINDS = ("ops", "letter", "residue", "pocket")
+KINDS = ("ops", "letter", "residue", "pocket", "yesno", "residues")
 
 _THINK = re.compile(r"<think(?:ing)?>.*?</think(?:ing)?>", re.IGNORECASE | re.DOTALL)
 _FENCE = re.compile(r"^\s*```[\w-]*\s*$", re.MULTILINE)
@@ -40,7 +40,7 @@ def read_prediction(kind: str, raw, options=None) -> str | None:
     if not text:
         return None
     reader = _READERS[kind]
-    for candidate in _candidates(text, list_kind=kind in ("residue", "pocket")):
+    for candidate in _candidates(text, list_kind=kind in ("residue", "pocket", "residues")):
         got = reader(candidate, options)
         if got is not None:
             return got
@@ -178,6 +178,30 @@ def _read_pocket(text: str, options=None) -> str | None:
     return "; ".join(bonds) if bonds else None
 
 
-_READERS = {"ops": _read_ops, "letter": _read_letter, "residue": _read_residue, "pocket": _read_pocket}
+# ------------------------------------------------------------------ other interaction kinds (Yes/No, residue lists)
+_RESIDUE = re.compile(r"(\S+)\s+(-?\d+)([A-Za-z]?)\s+(\S+)")
+
+
+def _read_yesno(text: str, options=None) -> str | None:
+    m = _YESNO.fullmatch(_unquote(text))          # 'Yes, it forms one.' reads as Yes
+    return None if not m else ("Yes" if m.group(1).lower() == "yes" else "No")
+
+
+def _read_residues(text: str, options=None) -> str | None:
+    text = _unquote(text)
+    if _NO.fullmatch(text):
+        return "No"
+    rows = []
+    for part in _bond_parts(text):
+        r = _RESIDUE.fullmatch(part)
+        if not r:
+            return None
+        res, num, icode, chain = r.groups()
+        rows.append(f"{res.upper()} {int(num)}{icode.upper()} {chain.upper()}")
+    return "; ".join(rows) if rows else None
+
+
+_READERS = {"ops": _read_ops, "letter": _read_letter, "residue": _read_residue, "pocket": _read_pocket,
+            "yesno": _read_yesno, "residues": _read_residues}
 
 __all__ = ["read_prediction", "KINDS"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-ANSWER_KINDS = ("ops", "residue", "pocket", "letter")
+ANSWER_KINDS = ("ops", "residue", "pocket", "letter", "yesno", "residues")
 
 
 @dataclass(frozen=True)
@@ -48,5 +48,9 @@ def task_names() -> tuple:
     return tuple(REGISTRY)
 
 
-def answer_kind(name: str) -> str:
-    return task_type(name).answer_kind
+def answer_kind(name: str, program: dict | None = None) -> str:
+    """How a task's answers are parsed and scored: the program's own kind when a spec variant
+    changes it (interaction kinds beyond H-bonds), else the task type's."""
+    if program and program.get("answer_kind"):
+        return program["answer_kind"]
+    return task_type(program.get("task_type", name) if program else name).answer_kind

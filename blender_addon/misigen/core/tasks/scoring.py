@@ -21,49 +21,68 @@ Composite (Table 1), by rule:
   has no bond, 1 for "No" and 0 otherwise; when it has bonds T and the prediction lists P:
   0 for "No" or when |P| > 2|T|; 0.5 when P ⊋ T (every true bond plus extras); otherwise
   |P ∩ T| / |P| (precision). Also F1 = 2|P ∩ T| / (|P| + |T|) (1 / 0 for a bond-less truth).
+
+Task variants (a spec ``name`` over a task type, ``program["task_type"]``) score as their type;
+interaction kinds beyond H-bonds answer ``Yes``/``No`` (accuracy, rows split like T4) or residue
+lists (scored as H-bond lists are).
 """
 from __future__ import annotations
 
 from ..commands import parse_ops
-from .answers import canonical, parse_letter, parse_pocket_hbonds, parse_residue_answer, pocket_key, residue_key
+from .answers import (canonical, parse_letter, parse_pocket_hbonds, parse_residue_answer, parse_residues,
+                      parse_yesno, pocket_key, residue_key)
 from .predictions import read_prediction
-
 from .registry import answer_kind, task_type
 
-# The composite rule of each move/roll ("ops") task; every other answer kind has one rule. A
-# registry entry may name its own rule in ``extra["composite"]``.
+# The composite rule of each move/roll ("ops") task type; every other answer kind has one rule.
+# A registry entry may name its own rule in ``extra["composite"]``.
 OPS_RULES = {"translation": "cloze", "rotation": "cloze", "zooming": "accuracy", "docking": "docking"}
-KIND_RULES = {"letter": "accuracy", "residue": "hbonds", "pocket": "hbonds"}
+KIND_RULES = {"letter": "accuracy", "yesno": "accuracy", "residue": "hbonds", "pocket": "hbonds",
+              "residues": "hbonds"}
+YES_NO_KINDS = ("residue", "yesno")           # rows split into /pos and /neg by the true answer
 # MiSI-Bench's "Avg." leaves these two out (near chance for every model it tested).
 PAPER_AVERAGE_EXCLUDES = ("translation_rotation", "rotation_rotation")
 
 
-def rules_for(task_name: str) -> tuple[str, str]:
-    """(answer kind, composite rule) of a task."""
+def base_task(task_name: str, program: dict | None = None) -> str:
+    """The task type a record's task belongs to (a spec variant names its type in the program)."""
+    return (program or {}).get("task_type", task_name)
+
+
+def rules_for(task_name: str, program: dict | None = None) -> tuple[str, str]:
+    """(answer kind, composite rule) of a task (of a record's task, given its program)."""
+    base = base_task(task_name, program)
     try:
-        kind = answer_kind(task_name)
+        kind = answer_kind(task_name, program)
+        rule = task_type(base).extra.get("composite")
     except KeyError:
         raise ValueError(f"no scoring rule for task {task_name!r} (not a registered task)") from None
-    rule = task_type(task_name).extra.get("composite")
-    return kind, rule or (OPS_RULES.get(task_name, "accuracy") if kind == "ops" else KIND_RULES[kind])
+    return kind, rule or (OPS_RULES.get(base, "accuracy") if kind == "ops" else KIND_RULES[kind])
+
+
+def in_paper_average(record: dict) -> bool:
+    return base_task(record["task"], record.get("program")) not in PAPER_AVERAGE_EXCLUDES
 
 
 def score_row(record: dict) -> str:
-    """The table row of a record: its task; residue–ligand questions split by their true
-    answer into ``/pos`` (Yes) and ``/neg`` (No), as the paper reports them."""
+    """The table row of a record: its task; Yes/No questions (residue–ligand interaction)
+    split by their true answer into ``/pos`` (Yes) and ``/neg`` (No), as the paper reports them."""
     task = record["task"]
-    if rules_for(task)[0] == "residue":
-        return f"{task}/{'pos' if _hbond_truth('residue', record['answer'])[1] else 'neg'}"
+    kind = rules_for(task, record.get("program"))[0]
+    if kind in YES_NO_KINDS:
+        yes = parse_yesno(record["answer"]) if kind == "yesno" else bool(_hbond_truth(kind, record["answer"])[1])
+        return f"{task}/{'pos' if yes else 'neg'}"
     return task
 
 
 def score_answer(task_name: str, predicted, record: dict) -> dict:
     """Score one prediction. Returns {"exact": 0|1, "composite": [0, 1], "unparsed": bool,
-    "prediction": the strict answer read (or None)}; H-bond tasks add "f1", "tp" (true bonds
-    predicted), "n_pred" and "n_true" (distinct bonds) so callers can pool bond counts."""
-    kind, rule = rules_for(task_name)
-    truth = record["answer"]
+    "prediction": the strict answer read (or None)}; list tasks (H-bonds, residues) add "f1",
+    "tp" (true entries predicted), "n_pred" and "n_true" (distinct entries) so callers can pool
+    counts."""
     program = record.get("program") or {}
+    kind, rule = rules_for(task_name, program)
+    truth = record["answer"]
     strict = read_prediction(kind, predicted, record.get("options"))
     out = {"exact": 0, "composite": 0.0, "unparsed": strict is None, "prediction": strict}
     if rule == "hbonds":
@@ -126,7 +145,8 @@ def _hbond_truth(kind: str, text: str) -> tuple[bool, frozenset]:
         return (not yes, frozenset(pairs))
     if text.strip().rstrip(".").lower() in ("", "no"):
         return (True, frozenset())
-    return (False, frozenset(parse_pocket_hbonds(text)))
+    parse = parse_residues if kind == "residues" else parse_pocket_hbonds
+    return (False, frozenset(parse(text)))
 
 
 def _hbond_scores(kind: str, strict: str | None, truth: str) -> dict:
@@ -149,11 +169,6 @@ def _hbond_scores(kind: str, strict: str | None, truth: str) -> dict:
     return {"exact": int(P == T and not said_no), "composite": composite, "f1": f1, **counts}
 
 
-from .registry import answer_kind, task_type
-
-# The composite rule of each move/roll ("ops") task; every other answer kind has one rule. A
-# registry entry may name its own rule in ``extra["composite"]``.
-OPS_RULES = {"translation": "cloze", "rotation": "cloze", "zooming": "accuracy", "docking": "docking"}
-KIND_RULES = {"letter": "accuracy", "residue": "hbonds", "pocket": "hbonds"}
-# MiSI-Bench's "Avg." leaves these two out (near chance for every model it tested).
-PAPER_AVERAGE_EXCLUDES = ("translation_rotation", "rotation_rotation")
+__all__ = ["score_answer", "score_row", "rules_for", "base_task", "in_paper_average", "OPS_RULES", "KIND_RULES",
+           "YES_NO_KINDS", "PAPER_AVERAGE_EXCLUDES",
+           "parse_letter", "pocket_key", "residue_key"]

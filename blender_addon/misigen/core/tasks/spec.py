@@ -22,6 +22,7 @@ REPO_TASK_SPECS = task_specs_dir()     # bundled specs: package data, or the che
 
 COMMON = {
     "task": (Str(), REQUIRED),
+    "name": (Str(), None),          # the task's name in records when it differs from its type (variants)
     "description": (Str(), None),
     "prompt": (Str(), REQUIRED),
     "answer_format": (Str(), REQUIRED),
@@ -47,12 +48,16 @@ SUITE = Map({
 
 @dataclass
 class TaskSpec:
-    name: str                 # task name (= the spec's ``task``)
+    name: str                 # the task's name in records: the spec's ``name``, else its ``task`` (type)
     path: Path                # the spec file
     data: dict                # validated spec, defaults filled in
     template: str             # prompt template text
     template_path: Path
     suite: dict = field(default_factory=dict)    # suite name, split, camera and audit settings
+    type: str = ""            # the registry entry (the spec's ``task``); "" = same as name
+
+    def __post_init__(self):
+        self.type = self.type or self.name
 
     def __getitem__(self, key):
         return self.data[key]
@@ -92,7 +97,9 @@ def load_task_spec(path, suite: dict | None = None) -> TaskSpec:
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(path, f"prompt: cannot read template {tpath}: {exc}") from None
     check_template(template, BASE_FIELDS | tt.fields, tpath)
-    return TaskSpec(name, path, data, template, tpath, suite=dict(suite or {}))
+    if data["name"] is not None and not data["name"].replace("_", "").isalnum():
+        raise InputError(path, f"name: {data['name']!r} must be letters, digits and underscores")
+    return TaskSpec(data["name"] or name, path, data, template, tpath, suite=dict(suite or {}), type=name)
 
 
 def load_suite(path) -> list[TaskSpec]:

@@ -20,7 +20,7 @@ import json
 import shutil
 from pathlib import Path
 
-from ...core.tasks.scoring import PAPER_AVERAGE_EXCLUDES, rules_for, score_row
+from ...core.tasks.scoring import in_paper_average, rules_for, score_row
 from ..output import dumps, inside, write_text_atomic
 from ..records import prompt_images
 from ..score import row_order
@@ -56,8 +56,8 @@ def _doc(rec: dict, examples: list[dict]) -> dict:
                                      "images": prompt_images(e)} for e in examples])}
 
 
-def _task_yaml(row: str, data_file: Path) -> str:
-    metrics = ["composite", "exact"] + (["f1"] if rules_for(row.split("/")[0])[1] == "hbonds" else [])
+def _task_yaml(row: str, data_file: Path, lists: bool) -> str:
+    metrics = ["composite", "exact"] + (["f1"] if lists else [])
     metric_lines = "".join(f"- metric: {m}\n  aggregation: mean\n  higher_is_better: true\n" for m in metrics)
     return (f"task: {task_name(row)}\ninclude: _misigen_template_yaml\n"
             f"dataset_kwargs:\n  data_files:\n    test: {json.dumps(str(data_file))}\nmetric_list:\n{metric_lines}")
@@ -75,8 +75,9 @@ def write(sel: Selection, out: Path) -> None:
         recs = [r for r in sel.records if score_row(r) == row]
         data = inside(out, f"data/{row.replace('/', '_')}.jsonl")
         write_text_atomic(data, "".join(dumps(_doc(r, sel.shots.get(r["id"], []))) + "\n" for r in recs))
-        write_text_atomic(inside(out, f"{task_name(row)}.yaml"), _task_yaml(row, data))
-    paper = [r for r in rows if r.split("/")[0] not in PAPER_AVERAGE_EXCLUDES]
+        lists = rules_for(recs[0]["task"], recs[0].get("program"))[1] == "hbonds"
+        write_text_atomic(inside(out, f"{task_name(row)}.yaml"), _task_yaml(row, data, lists))
+    paper = [r for r in rows if all(in_paper_average(x) for x in sel.records if score_row(x) == r)]
     write_text_atomic(inside(out, "misigen.yaml"), _group_yaml("misigen", rows))
     write_text_atomic(inside(out, "misigen_paper.yaml"), _group_yaml("misigen_paper", paper))
     write_text_atomic(inside(out, "_misigen_template_yaml"), TEMPLATE)

@@ -63,6 +63,6 @@ def process_results(doc, results):
               "options": json.loads(doc.get("options") or "null")}
     s = score_answer(doc["task"], results[0] if results else "", record)
     out = {"composite": float(s["composite"]), "exact": float(s["exact"])}
-    if rules_for(doc["task"])[1] == "hbonds":
+    if rules_for(doc["task"], record["program"])[1] == "hbonds":
         out["f1"] = float(s["f1"])
     return out
