@@ -46,7 +46,8 @@ def test_answer_forms_round_trip():
     with pytest.raises(ValueError):
         parse_residues("")
     rec = {"answer": text, "program": {"task_type": "pocket_ligand_interaction", "answer_kind": "residues"}}
-    assert score_answer("pocket_ligand_salt_bridge", "LYS 120 A; ARG 24 A", rec) == {"exact": 1, "composite": 1.0}
+    s = score_answer("pocket_ligand_salt_bridge", "LYS 120 A; ARG 24 A", rec)
+    assert (s["exact"], s["composite"]) == (1, 1.0)
     assert score_answer("pocket_ligand_salt_bridge", "LYS 120 A", rec)["exact"] == 0
     yn = {"answer": "Yes", "program": {"task_type": "residue_ligand_interaction", "answer_kind": "yesno"}}
     assert score_answer("residue_ligand_salt_bridge", "yes", yn)["exact"] == 1
