@@ -8,6 +8,7 @@ from __future__ import annotations
 import gzip
 import io
 import warnings
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -62,7 +63,7 @@ def check_text_file(path: Path) -> str:
     if path.suffix.lower() == COMPRESSED_SUFFIX:
         try:
             data = gzip.decompress(data)
-        except (OSError, EOFError, ValueError) as exc:
+        except (OSError, EOFError, ValueError, zlib.error) as exc:
             raise InputError(path, f"not a readable gzip file ({exc})") from None
     if not data.strip():
         raise InputError(path, "file is empty")
