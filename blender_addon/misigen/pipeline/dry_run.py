@@ -37,12 +37,13 @@ def dry_run(suite_path, structure_paths, out: Path, style: dict, split="auto", t
     scale = len(setup.mine) / len(chosen) if chosen else 0.0
     qa, images = collections.Counter(), collections.defaultdict(set)
     all_images: set = set()
-    plan_seconds, failed, first = [], 0, None
+    plan_seconds, failed, samples_failed, first = [], 0, 0, None
     for source in chosen:
         t0 = time.perf_counter()
         structure, samples, _failures = plan_structure(source, setup.tasks, style, split, seed,
                                                        catalog=setup.ctx.catalog)
         plan_seconds.append(time.perf_counter() - t0)
+        samples_failed += sum(1 for f in _failures if f.get("sample") is not None)
         if structure is None:
             failed += 1
             continue
@@ -65,10 +66,14 @@ def dry_run(suite_path, structure_paths, out: Path, style: dict, split="auto", t
         print(f"  {key:40s} {approx}{round(qa[key] * scale):>8d} {approx}{round(len(images[key]) * scale):>8d}",
               file=stream)
     print(f"  {'total (images shared across tasks once)':40s} {approx}{n_qa:>8d} {approx}{n_img:>8d}", file=stream)
+    if samples_failed:
+        print(f"  {approx}{round(samples_failed * scale)} sample(s) cannot be made (rejected after bounded retries)",
+              file=stream)
     if setup.discovery.unused:
         print(f"  {len(setup.discovery.unused)} file(s) given but not used (see generate's failures.jsonl)",
               file=stream)
     report = {"structures": len(setup.mine), "sampled": len(chosen), "qa": n_qa, "images": n_img,
+              "samples_failed": round(samples_failed * scale),
               "per_task_split": {k: {"qa": round(qa[k] * scale), "images": round(len(images[k]) * scale)}
                                  for k in sorted(qa)},
               "plan_seconds_per_structure": statistics.mean(plan_seconds) if plan_seconds else 0.0}

@@ -65,6 +65,11 @@ def _tasks_of(ctx: RunContext):
     return _SUITES[key]
 
 
+def remember_tasks(ctx: RunContext, tasks) -> None:
+    """The driver already loaded the suite: units run in this process reuse it."""
+    _SUITES[(ctx.suite, ctx.tasks)] = list(tasks)
+
+
 def crash_summary(structure_id: str, why: str) -> dict:
     return {"structure": structure_id, "status": "crashed", "records": 0, "failures": 1,
             "samples_failed": 0, "messages": [f"{structure_id}: {why}"], "images_rendered": 0,
@@ -202,7 +207,10 @@ class WorkerPool:
                                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
         theirs.close()                 # only the child holds its end: its exit shows as EOF here
         conn = Connection(mine.detach())
-        conn.send(("context", ctx))
+        try:
+            conn.send(("context", ctx))
+        except OSError:
+            pass                       # it died at once: its first receive shows EOF and it is replaced
         self.started += 1
         return _Slot(index, proc, conn)
 
@@ -216,9 +224,10 @@ class WorkerPool:
         except OSError:
             pass
         try:
-            slot.proc.wait(timeout=None if not kill else 30)
-        except subprocess.TimeoutExpired:
+            slot.proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:          # a worker that does not stop when asked
             slot.proc.kill()
+            slot.proc.wait()
         slot.conn.close()
 
     def run(self, units, ctx: RunContext, on_result) -> None:
@@ -227,36 +236,49 @@ class WorkerPool:
         queue = collections.deque(units)
         attempts: collections.Counter = collections.Counter()
         slots: dict[int, _Slot] = {}
+
+        def lost(s: _Slot) -> None:
+            """A worker died (or cannot be reached): replace it; retry its unit or record the failure."""
+            slots.pop(s.index, None)
+            self._stop(s, kill=True)
+            unit, s.unit = s.unit, None
+            if unit is None:
+                return
+            if attempts[unit] <= self.retries:
+                queue.appendleft(unit)
+                return
+            why = (f"worker process died (exit code {s.proc.returncode}) while working on it, "
+                   f"{attempts[unit]} time(s)")
+            summary = crash_summary(unit, why)
+            write_failure_part(Path(ctx.out), summary["failure"])
+            on_result(summary)
+
         try:
-            while queue or any(s.unit for s in slots.values()):
+            while queue or slots:
                 for k in range(self.workers):
                     if k not in slots and queue:
                         slots[k] = self._start(k, ctx)
                     s = slots.get(k)
-                    if s is not None and s.unit is None and queue:
-                        s.unit = queue.popleft()
-                        attempts[s.unit] += 1
+                    if s is None or s.unit is not None:
+                        continue
+                    if not queue:
+                        self._stop(slots.pop(k))            # nothing left for it
+                        continue
+                    s.unit = queue.popleft()
+                    attempts[s.unit] += 1
+                    try:
                         s.conn.send(("unit", s.unit))
-                    elif s is not None and s.unit is None and not queue:
-                        self._stop(slots.pop(k))
+                    except OSError:
+                        lost(s)
+                if not slots:
+                    continue
                 busy = {s.conn: s for s in slots.values()}
                 for conn in wait(list(busy)):
                     s = busy[conn]
                     try:
                         msg = conn.recv()
                     except (EOFError, OSError):
-                        msg = None
-                    if msg is None:                         # the worker died mid-unit
-                        code = s.proc.wait()
-                        unit, s.unit = s.unit, None
-                        self._stop(slots.pop(s.index), kill=True)
-                        if unit is not None and attempts[unit] <= self.retries:
-                            queue.appendleft(unit)
-                        elif unit is not None:
-                            why = f"worker process died (exit code {code}) while working on it, {attempts[unit]} time(s)"
-                            summary = crash_summary(unit, why)
-                            write_failure_part(Path(ctx.out), summary["failure"])
-                            on_result(summary)
+                        lost(s)
                         continue
                     if msg[0] == "ready":
                         s.ready = True
@@ -269,8 +291,6 @@ class WorkerPool:
             for s in slots.values():
                 self._stop(s, kill=True)
             raise
-        for s in list(slots.values()):
-            self._stop(s)
 
 
 class RayExecutor:

@@ -21,7 +21,7 @@ from ..core.errors import InputError
 from ..core.loader import Discovery, StructureSource, discover_inputs, load_structure
 from ..core.scene_plan import RenderSpec, shown_structure
 from ..core.style import style_hash
-from .executors import TOKEN_PREFIX, RunContext, make_executor, new_token
+from .executors import TOKEN_PREFIX, RunContext, make_executor, new_token, remember_tasks
 from .output import dumps, file_sha256, inside, write_json_atomic, write_text_atomic
 from .shards import take_shard
 
@@ -334,6 +334,7 @@ def run_generate(suite_path: Path, structure_paths, out: Path, style: dict, spli
     todo = [s.id for s in setup.mine if s.id not in done]
     stats = RunStats(units=len(setup.mine), skipped=len(setup.mine) - len(todo))
     ctx = setup.ctx
+    remember_tasks(ctx, setup.tasks)
     token_file = None
     if executor == "ray":
         ctx = replace(ctx, token=new_token())
@@ -355,7 +356,8 @@ def run_generate(suite_path: Path, structure_paths, out: Path, style: dict, spli
             bar.update(1)
 
     try:
-        runner.run(todo, ctx, on_result)
+        if todo:
+            runner.run(todo, ctx, on_result)
     except KeyboardInterrupt:
         raise Interrupted(f"interrupted: {stats.done + stats.failed} of {len(todo)} structure(s) of this run "
                           f"finished and are kept in {out}; run the same command again to resume") from None

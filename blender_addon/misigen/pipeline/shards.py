@@ -142,7 +142,7 @@ def merge_folders(shards: list, out: Path, move: bool = False) -> dict:
     for sid, (shard, finished) in sorted(chosen.items()):      # … then failures parts, records parts last
         fail = shard / PARTS_DIR / f"{sid}.failures.jsonl"
         if fail.exists():
-            _place(fail, out / PARTS_DIR / fail.name, False if not move else move)
+            _place(fail, out / PARTS_DIR / fail.name, move)
     for sid, (shard, finished) in sorted(chosen.items()):
         if finished:
             _place(shard / PARTS_DIR / f"{sid}.jsonl", out / PARTS_DIR / f"{sid}.jsonl", move)
