@@ -87,7 +87,7 @@ def dry_run(suite_path, structure_paths, out: Path, style: dict, split="auto", t
             print(f"calibration: {per_image:.2f} s per image (render, labels, sidecar), {build:.2f} s per scene, "
                   f"{report['plan_seconds_per_structure']:.2f} s planning per structure", file=stream)
             print(f"estimate: {_duration(total / parallel)} with {parallel} worker(s) on {device}"
-                  + ("" if gpus else " (CPU workers share the cores: more workers gain ~10-20%, not ×N)"),
+                  + ("" if gpus else " (on the CPU, extra workers share the same cores: no speed-up expected)"),
                   file=stream)
     return report
 
