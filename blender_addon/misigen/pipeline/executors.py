@@ -25,7 +25,7 @@ import socket
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from .output import dumps, inside, write_bytes_atomic, write_text_atomic
@@ -48,7 +48,6 @@ class RunContext:
     out: str                      # output folder
     render: bool = True
     token: str = ""               # marks the output folder, so a remote worker can tell if it sees it
-    options: dict = field(default_factory=dict)   # executor knobs that do not change outputs
 
 
 # ------------------------------------------------------------------ the work unit

@@ -121,6 +121,8 @@ def validate_dataset(out: Path) -> list[str]:
                 problems += [f"{where}: {p}" for p in _rederive(rec, sidecar)]
             except (ValueError, KeyError, IndexError, TypeError) as exc:
                 problems.append(f"{where}: cannot re-derive the answer ({type(exc).__name__}: {exc})")
+    if not lines:
+        problems.append("annotations.jsonl: no records (nothing was generated; see failures.jsonl)")
     if ids != sorted(ids):
         problems.append("annotations.jsonl: records not sorted by id")
     if len(ids) != len(set(ids)):
