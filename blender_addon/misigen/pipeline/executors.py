@@ -302,6 +302,9 @@ class RayExecutor:
                  local_cpus: int | None = None):
         if transfer not in ("auto", "disk", "driver"):
             raise ValueError(f"--ray-transfer must be auto, disk or driver, not {transfer!r}")
+        import importlib.util
+        if importlib.util.find_spec("ray") is None:       # said before any work, not after planning
+            raise ValueError('--executor ray needs Ray: pip install "ray>=2.9" (or the misigen[ray] extra)')
         self.address, self.gpus_per_task, self.cpus_per_task = address, gpus_per_task, cpus_per_task
         self.retries, self.per_worker, self.transfer, self.local_cpus = retries, per_worker, transfer, local_cpus
         self.resources: dict = {}

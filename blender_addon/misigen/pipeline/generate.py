@@ -322,16 +322,18 @@ def run_generate(suite_path: Path, structure_paths, out: Path, style: dict, spli
     setup = prepare_run(suite_path, structure_paths, out, style, split, task_names, limit, seed, device,
                         shard, render)
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    previous = read_identity(out)
+    previous = read_identity(out) if out.exists() else None
     if previous is not None and identity_difference(previous, setup.identity):
         raise InputError(out, f"holds a run with {identity_difference(previous, setup.identity)}; "
                               "use another --out (or delete it) to start a new dataset")
+    done = done_structures(out) if out.exists() else set()
+    todo = [s.id for s in setup.mine if s.id not in done]
+    runner = make_executor(executor, workers, len(todo), gpus, per_worker or DEFAULT_STRUCTURES_PER_WORKER,
+                           **(ray_options or {}))              # an executor that cannot run fails here
+    out.mkdir(parents=True, exist_ok=True)
     if previous is None:
         write_json_atomic(inside(out, RUN_FILE), setup.identity)
     write_text_atomic(inside(out, DISCOVERY_FAILURES), "".join(dumps(f) + "\n" for f in setup.unused_failures))
-    done = done_structures(out)
-    todo = [s.id for s in setup.mine if s.id not in done]
     stats = RunStats(units=len(setup.mine), skipped=len(setup.mine) - len(todo))
     ctx = setup.ctx
     remember_tasks(ctx, setup.tasks)
@@ -340,8 +342,6 @@ def run_generate(suite_path: Path, structure_paths, out: Path, style: dict, spli
         ctx = replace(ctx, token=new_token())
         token_file = inside(out, f"{PARTS_DIR}/{TOKEN_PREFIX}{ctx.token}")
         write_text_atomic(token_file, ctx.token)
-    runner = make_executor(executor, workers, len(todo), gpus, per_worker or DEFAULT_STRUCTURES_PER_WORKER,
-                           **(ray_options or {}))
     bar = None
     if progress and todo:
         from tqdm import tqdm
