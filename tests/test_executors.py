@@ -161,3 +161,13 @@ def test_a_unit_that_raises_is_recorded_and_retried_on_rerun(tmp_path, inputs, s
     assert again["this_run"]["structures"] == 1 and again["this_run"]["done"] == 1
     assert not any("simulated bug" in line for line in (out / "failures.jsonl").read_text().splitlines())
     shutil.rmtree(out)
+
+
+def test_each_worker_is_replaced_after_its_quota(tmp_path, inputs, suite, tiny_style):
+    """--structures-per-worker 1: every unit gets a fresh process (bounded memory per process)."""
+    out = tmp_path / "quota"
+    out.mkdir()
+    setup = prepare_run(suite, inputs, out, tiny_style, "test", TASKS, None, 11, "cpu", (0, 1), render=False)
+    pool, results = WorkerPool(1, per_worker=1), []
+    pool.run([s.id for s in setup.mine], setup.ctx, results.append)
+    assert pool.started == 2 and [r["status"] for r in results] == ["done", "done"]
