@@ -182,3 +182,27 @@ def test_spec_error_stops_before_work(tmp_path, examples, suite, cli):
     res = cli("generate", "--suite", bad, "--structures", examples, "--out", tmp_path / "o")
     assert res.returncode == 2 and "suite.yaml" in res.stderr and "bogus_key" in res.stderr
     assert not (tmp_path / "o").exists()
+
+
+def test_validate_catches_a_cut_file_and_a_replaced_answer(tmp_path, rendered_dataset, cli):
+    src, _ = rendered_dataset
+    cut = tmp_path / "cut"
+    shutil.copytree(src, cut)
+    lines = (cut / "annotations.jsonl").read_text().splitlines()
+    (cut / "annotations.jsonl").write_text("\n".join(lines[:3]) + "\n")          # cut, still well formed
+    text = "\n".join(validate_dataset(cut))
+    assert f"says {len(lines)} records, annotations.jsonl has 3" in text and "annotations_sha256" in text
+    assert cli("validate", cut).returncode == 1
+    for task, swap in (("translation", lambda a: a.rsplit(" ", 1)[0] + " " + str(-int(a.rsplit(" ", 1)[1]))),
+                       ("rotation", lambda a: a.rsplit(" ", 1)[0] + (" 45" if not a.endswith(" 45") else " 30"))):
+        out = tmp_path / task
+        shutil.copytree(src, out)
+        lines = (out / "annotations.jsonl").read_text().splitlines()
+        n = next(i for i, l in enumerate(lines) if json.loads(l)["task"] == task)
+        rec = json.loads(lines[n])
+        rec["answer"] = swap(rec["answer"])                                       # another well-formed answer
+        rec["program"]["ops"][0]["value"] = float(rec["answer"].rsplit(" ", 1)[1])  # even the program agrees
+        lines[n] = json.dumps(rec)
+        (out / "annotations.jsonl").write_text("\n".join(lines) + "\n")
+        problems = [p for p in validate_dataset(out) if p.startswith(f"annotations.jsonl:{n + 1}:")]
+        assert any("after-image's atoms are up to" in p for p in problems), problems

@@ -147,7 +147,7 @@ def test_cli_render_records_failures_and_goes_on(tmp_path, examples, cli):
     out = tmp_path / "out"
     res = cli("render", "--structures", bad, examples / "wagner_brd4", "--out", out, "--resolution", 64, 64,
               "--samples", 1, "--device", "cpu", "--no-labels")
-    assert res.returncode == 0, res.stderr[-2000:]
+    assert res.returncode == 3, res.stderr[-2000:]         # written, but an input failed
     assert "broken.pdb: binary file" in res.stderr
     fails = [json.loads(l) for l in (out / "failures.jsonl").read_text().splitlines()]
     assert len(fails) == 1 and fails[0]["structure"] == "broken"

@@ -152,21 +152,24 @@ def generate(structures, out: str | Path, suite: str | Path = "misi_bench", scen
              overrides: dict | None = None, style: dict | None = None, split: str = "auto", tasks=None,
              limit: int | None = None, seed: int = 0, device: str = "auto", shard=(0, 1), render: bool = True,
              progress: bool = False, ligands: dict | None = None, ligand: str | None = None,
-             audit: bool = True) -> dict:
+             audit: bool = True, **executor) -> dict:
     """The ``generate`` command: plan, render and write a dataset (and audit it); returns its manifest.
     The style is preset ``scene`` with ``overrides``, unless a complete ``style`` is given.
-    ``ligands``: structure id → ligand selector; ``ligand``: the selector for the others."""
+    ``ligands``: structure id → ligand selector; ``ligand``: the selector for the others.
+    ``executor``: ``executor="local"|"ray"``, ``workers``, ``gpus``, ``per_worker``, ``ray_options``."""
     from .pipeline.generate import run_generate
     paths = [structures] if isinstance(structures, (str, Path)) else list(structures)
     style = style if style is not None else load_style(scene, overrides)
     return run_generate(suite_path(suite), paths, Path(out), style, split, tasks, limit, seed, device, shard,
-                        render=render, progress=progress, ligands=ligands, default_ligand=ligand, audit=audit)
+                        render=render, progress=progress, ligands=ligands, default_ligand=ligand, audit=audit,
+                        **executor)
 
 
 def demo(out: str | Path = "demo_out", **kw) -> dict:
     """``generate`` on the bundled example complexes (test split unless ``split`` is given)."""
+    from .pipeline.cli import DEMO_STRUCTURES
     kw.setdefault("split", "test")
-    return generate([examples_dir()], out, **kw)
+    return generate([examples_dir() / p for p in DEMO_STRUCTURES], out, **kw)
 
 
 def validate(out: str | Path) -> list[str]:

@@ -117,41 +117,101 @@ def visible_atoms(camera: Camera, centres: np.ndarray, radii: np.ndarray,
 
     The test point is the sphere's point nearest the eye; it is hidden if the ray from the
     eye to it passes through another atom's sphere (shrunk by ``tolerance`` Å) or a bond
-    cylinder not touching the atom itself.
+    cylinder not touching the atom itself (sampled as small spheres along the bond axis).
+
+    Only blockers whose image can overlap an atom's are tested exactly: the atoms are
+    grouped in screen tiles and each tile meets the blockers within a conservative bound of
+    it, so the cost grows with the crowding of the picture, not with atoms × blockers.
     """
     centres = np.asarray(centres, float)
     n = len(centres)
     radii = np.broadcast_to(np.asarray(radii, float), (n,))
+    visible = np.ones(n, dtype=bool)
+    if n == 0:
+        return visible
     origins = camera.ray_origins(centres)
     to_atom = centres - origins
     dist = np.linalg.norm(to_atom, axis=1)
     direction = to_atom / dist[:, None]
     target = dist - radii                 # distance along the ray to the test point
-    visible = np.ones(n, dtype=bool)
-    for start in range(0, n, 512):
-        sl = slice(start, min(n, start + 512))
-        o, d, t_end = origins[sl], direction[sl], target[sl]
-        rel = centres[None, :, :] - o[:, None, :]             # (k, n, 3)
-        along = np.einsum("kij,kj->ki", rel, d)               # projection of others on each ray
-        perp2 = (rel ** 2).sum(-1) - along ** 2
-        r = np.maximum(radii - tolerance, 0)[None, :]
-        hit = (perp2 < r ** 2) & (along - np.sqrt(np.maximum(r ** 2 - perp2, 0)) < t_end[:, None])
-        hit &= along > 0
-        idx = np.arange(sl.start, sl.stop)
-        hit[np.arange(len(idx)), idx] = False
-        visible[sl] = ~hit.any(axis=1)
+    r_atom = np.maximum(radii - tolerance, 0)
+    blocked = _tiled(camera, centres, r_atom, centres,
+                     lambda i, j: _sphere_hits(centres, r_atom, origins, direction, target, i, j))
+    visible &= ~blocked
     if bonds is not None and len(bonds) and bond_radius > 0:
-        # Sample each bond as small spheres along its axis: cheap and close enough for cylinders.
+        bonds = np.asarray(bonds)
         a, b = centres[bonds[:, 0]], centres[bonds[:, 1]]
         ts = np.linspace(0.25, 0.75, 5)
         samples = (a[:, None, :] * (1 - ts)[None, :, None] + b[:, None, :] * ts[None, :, None]).reshape(-1, 3)
         owner = np.repeat(bonds, len(ts), axis=0)
-        for i in np.nonzero(visible)[0]:
-            rel = samples - origins[i]
-            along = rel @ direction[i]
+        r_bond = np.full(len(samples), max(bond_radius - tolerance, 0.0))
+        r2 = (bond_radius - tolerance) ** 2
+
+        def bond_hits(i, j):
+            rel = samples[j][None, :, :] - origins[i][:, None, :]
+            along = np.einsum("kmj,kj->km", rel, direction[i])
             perp2 = (rel ** 2).sum(-1) - along ** 2
-            r2 = (bond_radius - tolerance) ** 2
-            blocked = (perp2 < r2) & (along > 0) & (along < target[i]) & (owner != i).all(axis=1)
-            if blocked.any():
-                visible[i] = False
+            hit = (perp2 < r2) & (along > 0) & (along < target[i][:, None]) \
+                & (owner[j, 0][None, :] != i[:, None]) & (owner[j, 1][None, :] != i[:, None])
+            return hit.any(axis=1)
+
+        todo = np.nonzero(visible)[0]
+        hidden = _tiled(camera, centres[todo], r_bond, samples, bond_hits, atom_index=todo)
+        visible[todo[hidden]] = False
     return visible
+
+
+def _sphere_hits(centres, r, origins, direction, target, i, j) -> np.ndarray:
+    rel = centres[j][None, :, :] - origins[i][:, None, :]             # (k, m, 3)
+    along = np.einsum("kmj,kj->km", rel, direction[i])                 # projection of others on each ray
+    perp2 = (rel ** 2).sum(-1) - along ** 2
+    rj = r[j][None, :]
+    hit = (perp2 < rj ** 2) & (along - np.sqrt(np.maximum(rj ** 2 - perp2, 0)) < target[i][:, None])
+    hit &= along > 0
+    hit &= j[None, :] != i[:, None]
+    return hit.any(axis=1)
+
+
+def _screen_coords(camera: Camera, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Tangent-plane coordinates (perspective: x/−z, y/−z; orthographic: x, y) and the
+    camera-frame points (the camera looks down −Z without rotating)."""
+    cam = np.asarray(points, float) - np.asarray(camera.position, float)
+    if camera.projection != "perspective":
+        return cam[:, :2].copy(), cam
+    depth = np.maximum(-cam[:, 2], 1e-9)
+    return cam[:, :2] / depth[:, None], cam
+
+
+def _tiled(camera: Camera, atoms: np.ndarray, blocker_r: np.ndarray, blockers: np.ndarray, hits,
+           atom_index: np.ndarray | None = None) -> np.ndarray:
+    """hits(atom rows, blocker rows) → blocked mask, evaluated only where screen images can overlap."""
+    k = len(atoms)
+    out = np.zeros(k, dtype=bool)
+    if k == 0 or len(blockers) == 0:
+        return out
+    rows = np.arange(k) if atom_index is None else np.asarray(atom_index)
+    qa, _ = _screen_coords(camera, atoms)
+    qb, cam_b = _screen_coords(camera, blockers)
+    if camera.projection == "perspective":
+        dist = np.linalg.norm(cam_b, axis=1)
+        inside = (dist <= blocker_r) | (-cam_b[:, 2] <= blocker_r)   # the eye in or beside a blocker
+        alpha = np.arcsin(np.clip(blocker_r / np.maximum(dist, 1e-9), 0.0, 1.0))
+        theta = np.arctan(np.sqrt(max(float((qa ** 2).sum(1).max()), float((qb ** 2).sum(1).max()))))
+        stretch = 1.0 / math.cos(min(theta + float(alpha.max()), math.radians(89.0))) ** 2
+        reach = np.where(inside, np.inf, alpha * stretch * 1.01 + 1e-9)
+    else:
+        reach = blocker_r * 1.01 + 1e-9
+    side = max(1, int(math.sqrt(k / 16)))                            # ~16 atoms per tile
+    lo, hi = qa.min(axis=0), qa.max(axis=0)
+    span = np.maximum(hi - lo, 1e-12)
+    tile = np.minimum((((qa - lo) / span) * side).astype(int), side - 1)
+    tile_id = tile[:, 0] * side + tile[:, 1]
+    order = np.argsort(tile_id, kind="stable")
+    bounds = np.flatnonzero(np.diff(tile_id[order])) + 1
+    for group in np.split(order, bounds):
+        g_lo, g_hi = qa[group].min(axis=0), qa[group].max(axis=0)
+        near = np.nonzero((qb[:, 0] + reach >= g_lo[0]) & (qb[:, 0] - reach <= g_hi[0]) &
+                          (qb[:, 1] + reach >= g_lo[1]) & (qb[:, 1] - reach <= g_hi[1]))[0]
+        if len(near):
+            out[group] = hits(rows[group], near)
+    return out

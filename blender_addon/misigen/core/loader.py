@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -12,9 +12,8 @@ from . import bonds as bondlib
 from .errors import InputError
 from . import het_ligand
 from .ligand_names import mol2_names_for
-from .readers import (LIGAND_SUFFIXES, PROTEIN_SUFFIXES, AtomTable, check_text_file,
-                      ligand_atom_names, read_conect, read_ligand_file, read_link_records,
-                      read_protein_file)
+from .readers import (LIGAND_SUFFIXES, PROTEIN_SUFFIXES, AtomTable, check_text_file, file_stem, file_suffix,
+                      ligand_atom_names, read_conect, read_ligand_file, read_link_records, read_protein_file)
 from .structure import WATER_NAMES, Structure
 
 SAFE_ID = re.compile(r"[^A-Za-z0-9._-]+")
@@ -35,46 +34,144 @@ def safe_id(name: str) -> str:
 
 
 # ------------------------------------------------------------------ discovery
+@dataclass(frozen=True)
+class Unused:
+    path: Path
+    why: str
+    structure_like: bool        # a PDB/mmCIF/SDF/MOL2 file: losing it loses data
+
+
+@dataclass
+class Discovery:
+    """What ``--structures`` named: the structures found, and every file given but not used.
+
+    ``unused`` holds an ``Unused`` for every file found but not used: structure files that
+    could not be paired (``structure_like``) and other files (README, index …);
+    ``alternatives`` holds (path, why) for files passed over in favour of another of the
+    same structure (PDBbind's ``_pocket.pdb`` beside ``_protein.pdb``, ``.mol2`` beside ``.sdf``).
+    """
+    sources: list = field(default_factory=list)
+    unused: list = field(default_factory=list)
+    alternatives: list = field(default_factory=list)
+
+
+def _is_protein(p: Path) -> bool:
+    return file_suffix(p) in PROTEIN_SUFFIXES
+
+
+def _is_ligand(p: Path) -> bool:
+    return file_suffix(p) in LIGAND_SUFFIXES
+
+
+def _ligand_rank(p: Path) -> tuple:
+    return ({".sdf": 0, ".mol": 1, ".mol2": 2}[file_suffix(p)], p.name)
+
+
 def _pdbbind_files(folder: Path) -> tuple[Path, list[Path]] | None:
     files = sorted(p for p in folder.iterdir() if p.is_file())
-    proteins = [p for p in files if p.suffix.lower() in PROTEIN_SUFFIXES
-                and p.stem.endswith(("_protein", "_pocket"))]
-    ligands = [p for p in files if p.suffix.lower() in LIGAND_SUFFIXES and p.stem.endswith("_ligand")]
+    proteins = [p for p in files if _is_protein(p) and file_stem(p).endswith(("_protein", "_pocket"))]
+    ligands = [p for p in files if _is_ligand(p) and file_stem(p).endswith("_ligand")]
     if not proteins:
         return None
     # The whole protein is preferred over PDBbind's pre-cut pocket; SDF over MOL2.
-    proteins.sort(key=lambda p: (not p.stem.endswith("_protein"), p.name))
-    ligands.sort(key=lambda p: ({".sdf": 0, ".mol": 1, ".mol2": 2}[p.suffix.lower()], p.name))
+    proteins.sort(key=lambda p: (not file_stem(p).endswith("_protein"), p.name))
+    ligands.sort(key=_ligand_rank)
     return proteins[0], ligands
 
 
-def discover(paths) -> list[StructureSource]:
-    """Structures named by files/folders: a PDBbind-style folder, a folder of them, or files."""
-    out: list[StructureSource] = []
+def _scan_folder(folder: Path, found: Discovery, exclude: set, seen: set) -> None:
+    """One folder, then its sub-folders (sorted, hidden ones skipped)."""
+    real = folder.resolve()
+    if real in seen or real in exclude:
+        return                                   # a symlink loop, or the output folder itself
+    seen.add(real)
+    entries = sorted(p for p in folder.iterdir() if not p.name.startswith("."))
+    files = [p for p in entries if p.is_file()]
+    used: set = set()
+    pdbbind = _pdbbind_files(folder)
+    if pdbbind:
+        protein, ligands = pdbbind
+        found.sources.append(StructureSource(safe_id(folder.name), protein, ligands[0] if ligands else None))
+        used.add(protein)
+        if ligands:
+            used.add(ligands[0])
+        for p in files:
+            if p in used:
+                continue
+            if _is_protein(p) and file_stem(p).endswith(("_protein", "_pocket")):
+                found.alternatives.append((p, f"alternative to {protein.name} (the whole protein is preferred)"))
+                used.add(p)
+            elif _is_ligand(p) and file_stem(p).endswith("_ligand"):
+                found.alternatives.append((p, f"alternative to {ligands[0].name} (SDF is preferred)"))
+                used.add(p)
+    else:
+        proteins = {file_stem(p): p for p in files if _is_protein(p)}
+        for stem, p in proteins.items():
+            # A ligand beside it named <stem>_ligand.sdf|.mol|.mol2 is its ligand; else a HETATM ligand.
+            ligands = sorted((q for q in files if _is_ligand(q) and file_stem(q) == f"{stem}_ligand"),
+                             key=_ligand_rank)
+            found.sources.append(StructureSource(safe_id(stem), p, ligands[0] if ligands else None))
+            used.add(p)
+            if ligands:
+                used.add(ligands[0])
+                for q in ligands[1:]:
+                    found.alternatives.append((q, f"alternative to {ligands[0].name} (SDF is preferred)"))
+                    used.add(q)
+    for p in files:
+        if p in used:
+            continue
+        if _is_ligand(p):
+            why = "ligand file without a protein file to pair with (<id>_protein.pdb or <stem>.pdb beside it)"
+        elif _is_protein(p):
+            why = "protein file not used: this folder is a PDBbind layout (<id>_protein.pdb is used)"
+        else:
+            why = f"not a structure file (PDB/mmCIF/SDF/MOL2, optionally .gz): {p.name}"
+        found.unused.append(Unused(p, why, _is_ligand(p) or _is_protein(p)))
+    for sub in entries:
+        if sub.is_dir():
+            _scan_folder(sub, found, exclude, seen)
+
+
+def discover_inputs(paths, exclude=()) -> Discovery:
+    """Structures named by files/folders; folders are searched recursively.
+
+    A folder is a PDBbind layout (``<id>_protein.pdb|_pocket.pdb`` + ``<id>_ligand.sdf|.mol2``,
+    id = folder name) or holds PDB/mmCIF files (id = file stem, ``.gz`` allowed), each with
+    an optional ``<stem>_ligand.sdf`` beside it. Files named directly are used as given.
+    Hidden files and folders (``.name``) and the folders in ``exclude`` are skipped.
+    """
+    found = Discovery()
+    skip = {Path(p).resolve() for p in exclude}
+    seen: set = set()
     for raw in paths:
         path = Path(raw)
         if path.is_file():
-            out.append(StructureSource(safe_id(path.stem), path))
+            found.sources.append(StructureSource(safe_id(file_stem(path)), path))
         elif path.is_dir():
-            found = _pdbbind_files(path)
-            if found:
-                out.append(StructureSource(safe_id(path.name), found[0], found[1][0] if found[1] else None))
-                continue
-            for child in sorted(path.iterdir()):
-                if child.is_dir():
-                    found = _pdbbind_files(child)
-                    if found:
-                        out.append(StructureSource(safe_id(child.name), found[0],
-                                                   found[1][0] if found[1] else None))
-                elif child.suffix.lower() in PROTEIN_SUFFIXES:
-                    out.append(StructureSource(safe_id(child.stem), child))
+            _scan_folder(path, found, skip, seen)
         else:
             raise InputError(path, "no such file or folder")
-    ids = [s.id for s in out]
-    dupes = sorted({i for i in ids if ids.count(i) > 1})
+    # The same file reached twice (e.g. a folder and a file inside it) counts once.
+    unique: dict = {}
+    for s in found.sources:
+        key = (s.protein.resolve(), s.ligand.resolve() if s.ligand else None)
+        unique.setdefault(key, s)
+    found.sources = list(unique.values())
+    by_id: dict = {}
+    for s in found.sources:
+        by_id.setdefault(s.id, []).append(s)
+    dupes = {i: v for i, v in by_id.items() if len(v) > 1}
     if dupes:
-        raise InputError(", ".join(map(str, paths)), f"duplicate structure ids: {', '.join(dupes)}")
-    return out
+        i, v = sorted(dupes.items())[0]
+        raise InputError(", ".join(str(s.protein) for s in v),
+                         f"{len(dupes)} duplicate structure id(s), e.g. {i!r} from each of these files; "
+                         "rename one or give fewer folders")
+    return found
+
+
+def discover(paths, exclude=()) -> list[StructureSource]:
+    """The structures of ``discover_inputs`` (see there), in the order found."""
+    return discover_inputs(paths, exclude).sources
 
 
 # ------------------------------------------------------------------ ligand choice

@@ -5,7 +5,10 @@ input, keeps altloc A and turns both into the columns of ``Structure``.
 """
 from __future__ import annotations
 
+import gzip
+import io
 import warnings
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,6 +19,23 @@ from .errors import InputError
 MAX_ABS_COORD = 9999.0  # PDB's fixed columns cannot hold more; beyond is garbage
 PROTEIN_SUFFIXES = {".pdb", ".ent", ".cif", ".mmcif"}
 LIGAND_SUFFIXES = {".sdf", ".mol", ".mol2"}
+COMPRESSED_SUFFIX = ".gz"          # any structure file may be gzipped: 1abc.cif.gz
+
+
+def file_suffix(path: Path) -> str:
+    """The structure-format suffix, lower-case, looking through a trailing ``.gz``."""
+    path = Path(path)
+    if path.suffix.lower() == COMPRESSED_SUFFIX:
+        return Path(path.stem).suffix.lower()
+    return path.suffix.lower()
+
+
+def file_stem(path: Path) -> str:
+    """The file name without its format suffix (and without ``.gz``): ``1abc.cif.gz`` → ``1abc``."""
+    path = Path(path)
+    if path.suffix.lower() == COMPRESSED_SUFFIX:
+        path = Path(path.stem)
+    return path.stem
 
 
 @dataclass
@@ -40,6 +60,11 @@ def check_text_file(path: Path) -> str:
     if not path.is_file():
         raise InputError(path, "file not found")
     data = path.read_bytes()
+    if path.suffix.lower() == COMPRESSED_SUFFIX:
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError, ValueError, zlib.error) as exc:
+            raise InputError(path, f"not a readable gzip file ({exc})") from None
     if not data.strip():
         raise InputError(path, "file is empty")
     if b"\x00" in data[:65536]:
@@ -78,7 +103,7 @@ def read_protein_file(path: Path) -> AtomTable:
     from Bio.PDB.PDBExceptions import PDBConstructionWarning
 
     text = check_text_file(path)
-    suffix = path.suffix.lower()
+    suffix = file_suffix(path)
     if suffix in (".cif", ".mmcif"):
         parser = MMCIFParser(QUIET=True)
     else:
@@ -88,7 +113,9 @@ def read_protein_file(path: Path) -> AtomTable:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", PDBConstructionWarning)
-            structure = parser.get_structure(path.stem, str(path))
+            # gzipped files are parsed from their decompressed text
+            handle = io.StringIO(text) if path.suffix.lower() == COMPRESSED_SUFFIX else str(path)
+            structure = parser.get_structure(file_stem(path), handle)
     except Exception as exc:  # Biopython raises many types on malformed input
         raise InputError(path, f"cannot parse ({type(exc).__name__}: {exc})") from None
     models = list(structure)
@@ -164,16 +191,22 @@ def read_ligand_file(path: Path):
     """SDF / MOL / MOL2 → RDKit Mol with explicit H kept (first molecule of the file)."""
     from rdkit import Chem, RDLogger
 
-    check_text_file(path)
+    text = check_text_file(path)
+    gzipped = path.suffix.lower() == COMPRESSED_SUFFIX
     RDLogger.DisableLog("rdApp.*")
     try:
-        suffix = path.suffix.lower()
+        suffix = file_suffix(path)
         mol = None
         for sanitize in (True, False):
             if suffix == ".mol2":
-                mol = Chem.MolFromMol2File(str(path), removeHs=False, sanitize=sanitize)
+                mol = Chem.MolFromMol2Block(text, removeHs=False, sanitize=sanitize) if gzipped else \
+                    Chem.MolFromMol2File(str(path), removeHs=False, sanitize=sanitize)
             else:
-                supplier = Chem.SDMolSupplier(str(path), removeHs=False, sanitize=sanitize)
+                if gzipped:
+                    supplier = Chem.SDMolSupplier()
+                    supplier.SetData(text, removeHs=False, sanitize=sanitize)
+                else:
+                    supplier = Chem.SDMolSupplier(str(path), removeHs=False, sanitize=sanitize)
                 mol = next((m for m in supplier if m is not None), None) if len(supplier) else None
             if mol is not None:
                 if not sanitize:

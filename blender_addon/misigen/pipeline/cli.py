@@ -1,8 +1,13 @@
-"""Command line of misigen (the same under ``python`` and ``blender -b -P run_blender.py --``)."""
+"""Command line of misigen (the same under ``python`` and ``blender -b -P run_blender.py --``).
+
+Exit codes: 0 all good; 1 nothing generated / rendered, or ``validate`` found defects;
+2 bad arguments, bad spec or preset, a device that cannot be had, Blender missing;
+3 the dataset was written but some inputs, structures or samples failed (failures.jsonl);
+130 interrupted (Ctrl-C): finished work is kept, the same command resumes.
+"""
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
@@ -14,15 +19,64 @@ from ..core.style import load_style
 from .dataset_cli import COMMANDS as DATASET_COMMANDS, add_dataset_commands, run_dataset_command
 from .output import append_jsonl, write_json_atomic
 
+DEMO_STRUCTURES = ("wagner_brd4", "1hvi.pdb")      # in the bundled examples folder (its notices are not inputs)
 
+EXIT_OK, EXIT_NOTHING, EXIT_USAGE, EXIT_PARTIAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+BPY_MISSING = ("misigen: this command renders and needs Blender's Python module bpy, which this Python "
+               "lacks: install it with  pip install -e \".[standalone]\"  (PyPI bpy, Python 3.11) or run  "
+               "blender -b -P run_blender.py -- <command> …")
+
+
+# ------------------------------------------------------------------ argument types
+def _whole(minimum: int, maximum: int | None = None):
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
+        if value < minimum or (maximum is not None and value > maximum):
+            bound = f"between {minimum} and {maximum}" if maximum is not None else f"at least {minimum}"
+            raise argparse.ArgumentTypeError(f"must be {bound}, got {value}")
+        return value
+    return parse
+
+
+def _fraction(minimum: float, strict: bool = False):
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
+        if value < minimum or (strict and value == minimum) or value != value:
+            raise argparse.ArgumentTypeError(f"must be {'more than' if strict else 'at least'} {minimum}, got {text}")
+        return value
+    return parse
+
+
+def _device(text: str) -> str:
+    from ..render.device import parse_device   # no bpy needed to check a name
+    try:
+        return parse_device(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+# ------------------------------------------------------------------ parser
 def _style_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--scene", default="misi_bench", help="style preset: a bundled or user preset name, or a YAML path")
-    p.add_argument("--resolution", nargs=2, type=int, metavar=("W", "H"), help="image size in pixels")
-    p.add_argument("--samples", type=int, help="Cycles samples per pixel")
-    p.add_argument("--device", default="auto", help="auto | cpu | gpu | OPTIX | CUDA | HIP | ONEAPI | METAL")
-    p.add_argument("--projection", choices=("perspective", "orthographic"))
-    p.add_argument("--no-labels", action="store_true", help="draw no labels")
-    p.add_argument("--whole-protein", action="store_true", help="show the whole protein, not the pocket")
+    g = p.add_argument_group("style and rendering")
+    g.add_argument("--scene", default="misi_bench", help="style preset: a bundled or user preset name, or a "
+                                                         "YAML path (default: misi_bench)")
+    g.add_argument("--resolution", nargs=2, type=_whole(16, 16384), metavar=("W", "H"),
+                   help="image size in pixels (default: the preset's)")
+    g.add_argument("--samples", type=_whole(1, 65536), metavar="K",
+                   help="Cycles samples per pixel (default: the preset's)")
+    g.add_argument("--device", default="auto", type=_device, metavar="DEVICE",
+                   help="auto (first GPU backend found, else CPU) | cpu | gpu | OPTIX | CUDA | HIP | ONEAPI | "
+                        "METAL; a device that cannot be had is an error before any work (default: auto)")
+    g.add_argument("--projection", choices=("perspective", "orthographic"),
+                   help="camera projection (default: the preset's, perspective)")
+    g.add_argument("--no-labels", action="store_true", help="draw no labels")
+    g.add_argument("--whole-protein", action="store_true", help="show the whole protein, not the pocket")
 
 
 def style_from_args(args) -> dict:
@@ -39,82 +93,128 @@ def style_from_args(args) -> dict:
 
 
 def _generate_args(p: argparse.ArgumentParser, demo: bool = False) -> None:
+    p.add_argument("--suite", type=suite_path, default=suite_path(),
+                   help="a suite name (misi_bench: MiSI-Bench's nine tasks; misi_plus: with hard negatives and "
+                        "interaction kinds) or a suite YAML path (default: misi_bench)")
     p.add_argument("--split", default="test" if demo else "auto", choices=("auto", "train", "test"),
-                   help="auto: deterministic by structure (490/3993 to test, as MiSI-Bench)")
+                   help="auto: deterministic by structure (490/3993 to test, as MiSI-Bench)"
+                        + (" (default: test)" if demo else " (default: auto)"))
     p.add_argument("--tasks", help="comma-separated task names (default: the whole suite)")
-    p.add_argument("--limit", type=int, help="use only the first N structures (sorted by id)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--shard", help="i/N: this process does structures k with k %% N == i "
-                                   "(default: SLURM_ARRAY_TASK_ID/COUNT or MISIGEN_SHARD_INDEX/COUNT)")
+    p.add_argument("--limit", type=_whole(1), metavar="N", help="use only the first N structures (sorted by id)")
+    p.add_argument("--seed", type=_whole(0), default=0, help="root seed of every random choice (default: 0)")
+    p.add_argument("--shard", metavar="i/N", help="this process does structures k with k %% N == i "
+                                                  "(default: SLURM_ARRAY_TASK_ID/COUNT, JOB_COMPLETION_INDEX, "
+                                                  "SGE_TASK_ID or MISIGEN_SHARD_INDEX with MISIGEN_SHARD_COUNT)")
     p.add_argument("--plan-only", action="store_true", help="plan and write annotations, render nothing")
     p.add_argument("--ligand", help="RES:CHAIN:NUM[+RES:CHAIN:NUM] of the HETATM ligand of every PDB/mmCIF "
                                     "input (default: the largest drug-like HETATM group)")
     p.add_argument("--ligands", type=Path, help="YAML or CSV file: structure id -> RES:CHAIN:NUM[+...] "
                                                 "(overrides --ligand for the ids it names)")
+    p.add_argument("--no-audit", action="store_true", help="skip the blind-baseline audit at the end")
+    p.add_argument("--dry-run", action="store_true",
+                   help="print the plan (QA and distinct images per task and split) and a time estimate "
+                        "from a short calibration render; write no dataset")
+    p.add_argument("--no-validate", action="store_true", help="skip validating the dataset at the end")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar (the summary is still printed)")
+    g = p.add_argument_group("executors")
+    g.add_argument("--executor", choices=("local", "ray"), default="local",
+                   help="local: worker processes on this machine; ray: Ray tasks (default: local)")
+    g.add_argument("--workers", type=_whole(1, 256), metavar="N",
+                   help="local rendering processes (default: one per GPU found, else 1 — Cycles already "
+                        "uses every CPU core)")
+    g.add_argument("--structures-per-worker", type=_whole(1), metavar="N",
+                   help="a worker process renders at most N structures, then is replaced, so memory stays "
+                        "flat (default: 25)")
+    g.add_argument("--ray-address", metavar="ADDR",
+                   help="an existing Ray cluster (e.g. ray://head:10001 or auto); default: start a local one")
+    g.add_argument("--ray-gpus-per-task", type=_fraction(0.0), metavar="G",
+                   help="GPUs reserved per Ray task, fractions allowed (default: 1 if the cluster has GPUs, else 0)")
+    g.add_argument("--ray-cpus-per-task", type=_fraction(0.0, strict=True), metavar="C",
+                   help="CPUs reserved per Ray task (default: 1 with GPUs, else half of the smallest node)")
+    g.add_argument("--ray-retries", type=_whole(0), default=2, metavar="N",
+                   help="times a Ray task whose worker died is retried (default: 2)")
+    g.add_argument("--ray-transfer", choices=("auto", "disk", "driver"), default="auto",
+                   help="disk: workers write to --out (shared disk); driver: they return files and this "
+                        "process writes them; auto: disk where a worker sees --out, else driver (default: auto)")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="run_blender.py", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser = argparse.ArgumentParser(prog="run_blender.py", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     p = sub.add_parser("render", help="render views of structures, each with a sidecar annotation")
     p.add_argument("--structures", nargs="+", required=True, help="files or folders (PDBbind layout)")
-    p.add_argument("--out", required=True, type=Path)
-    p.add_argument("--views", default="front", help="comma-separated: front,left,right,top,bottom,back")
+    p.add_argument("--out", required=True, type=Path, help="output folder")
+    p.add_argument("--views", default="front", help="comma-separated: front,left,right,top,bottom,back "
+                                                    "(default: front)")
     p.add_argument("--transform", help="applied after the view, e.g. 'move x 3, roll y 15'")
     p.add_argument("--ligand", help="RES:CHAIN:NUM of the HETATM ligand (PDB input)")
     _style_args(p)
 
     p = sub.add_parser("generate", help="generate a benchmark dataset from task specs")
-    p.add_argument("--suite", type=suite_path, default=suite_path(), help="a suite name in task_specs/ or a YAML path")
-    p.add_argument("--structures", nargs="+", required=True, help="files or folders (PDBbind layout)")
-    p.add_argument("--out", required=True, type=Path)
+    p.add_argument("--structures", nargs="+", required=True,
+                   help="files or folders, searched recursively: PDBbind layouts, PDB/mmCIF files (.gz too)")
+    p.add_argument("--out", required=True, type=Path, help="output folder (a run resumes into it)")
     _generate_args(p)
     _style_args(p)
 
     p = sub.add_parser("demo", help="generate a small demo dataset from the bundled examples")
-    p.add_argument("--out", type=Path, default=Path("demo_out"))
-    p.add_argument("--suite", type=suite_path, default=suite_path(), help="a suite name in task_specs/ or a YAML path")
+    p.add_argument("--out", type=Path, default=Path("demo_out"), help="output folder (default: demo_out)")
     _generate_args(p, demo=True)
     _style_args(p)
 
-    p = sub.add_parser("validate", help="check a dataset folder against the contract")
-    p.add_argument("out", type=Path)
+    p = sub.add_parser("validate", help="check a dataset folder against its manifest and the contract")
+    p.add_argument("out", type=Path, help="dataset folder")
 
     p = sub.add_parser("audit", help="blind baselines: can questions be answered without their reasoning?")
     p.add_argument("out", type=Path, help="a dataset folder written by generate")
 
-    p = sub.add_parser("merge", help="rebuild annotations.jsonl and manifest.json after sharded runs")
-    p.add_argument("out", type=Path)
+    p = sub.add_parser("merge", help="join shard folders into one dataset, or rebuild one folder's files")
+    p.add_argument("shards", nargs="+", type=Path, metavar="SHARD_OUT",
+                   help="shard output folders; one folder alone without --out is rebuilt in place")
+    p.add_argument("--out", type=Path, help="the merged dataset folder (needed for several shard folders)")
+    p.add_argument("--move", action="store_true",
+                   help="move images out of the shard folders (default: hard-link, else copy)")
 
     p = sub.add_parser("interactions", help="print protein–ligand interactions as a table")
-    p.add_argument("structure")
-    p.add_argument("--ligand", help="RES:CHAIN:NUM[+RES:CHAIN:NUM] of a HETATM ligand")
-    p.add_argument("--kinds", default="hbond")
-    p.add_argument("--no-relax", action="store_true")
+    p.add_argument("structure", help="a structure file or PDBbind folder")
+    p.add_argument("--ligand", help="RES:CHAIN:NUM[+RES:CHAIN:NUM] of a HETATM ligand (PDB/mmCIF input)")
+    p.add_argument("--kinds", default="hbond", help="comma-separated: hbond,salt_bridge,… (default: hbond)")
+    p.add_argument("--no-relax", action="store_true", help="strict criteria (ChimeraX's relax off)")
 
     p = sub.add_parser("build-extension", help="build the Blender extension zip (prints its path last)")
-    p.add_argument("--out", required=True, type=Path)
+    p.add_argument("--out", required=True, type=Path, help="folder for the zip")
     p.add_argument("--platforms", help="comma-separated Blender platforms, or 'all' (default: this one)")
     p.add_argument("--wheels", type=Path, help="take wheels from this folder instead of the package index")
+
     add_dataset_commands(sub)
+    sub.add_parser("install-deps", help="pip-install misigen's dependencies into Blender's own Python "
+                                        "(see: run_blender.py install-deps --help)")
     return parser
 
 
+# ------------------------------------------------------------------ commands
+def _probe_device(args) -> str:
+    """One clear error before any work if the device cannot be had; says when auto falls back."""
+    from ..render.device import probe_device
+
+    choice = probe_device(args.device)
+    print(f"device: {choice.describe()}" + (f" ({choice.note})" if choice.note else ""), file=sys.stderr)
+    return choice.describe()
+
+
 def cmd_render(args, structures, views) -> int:
+    style = style_from_args(args)
+    sources = discover(structures)
+    _probe_device(args)
     from ..render.renderer import blender_version
     from .render_job import render_structure_views
 
-    style = style_from_args(args)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     failures = 0
     summaries = []
-    try:
-        sources = discover(structures)
-    except InputError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
     for source in sources:
         try:
             summary = render_structure_views(source, style, out, views, args.transform,
@@ -139,24 +239,24 @@ def cmd_render(args, structures, views) -> int:
     }, indent=1)
     print(f"wrote {sum(len(s['images']) for s in summaries)} images to {out}/images "
           f"({failures} structure(s) failed)")
-    return 0 if summaries else 1
+    if not summaries:
+        return EXIT_NOTHING
+    return EXIT_PARTIAL if failures else EXIT_OK
 
 
 def cmd_interactions(args) -> int:
     from ..core.interactions import find_interactions, format_table
     from ..core.loader import load_structure
 
-    try:
-        source = discover([args.structure])[0]
-        s = load_structure(source, args.ligand)
-    except InputError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    sources = discover([args.structure])
+    if not sources:
+        raise InputError(args.structure, "no structure found")
+    s = load_structure(sources[0], args.ligand)
     kinds = tuple(k.strip() for k in args.kinds.split(",") if k.strip())
     found = find_interactions(s, kinds=kinds, relax=not args.no_relax)
-    print(f"# {source.id}: ligand {ligand_title(s)}")
+    print(f"# {sources[0].id}: ligand {ligand_title(s)}")
     print(format_table(found))
-    return 0
+    return EXIT_OK
 
 
 def ligand_title(s) -> str:
@@ -166,66 +266,149 @@ def ligand_title(s) -> str:
     return f"{name} ({int(lig.sum())} atoms, chemistry: {s.meta.get('ligand_chemistry', 'file')})"
 
 
+def _executor_options(args, gpus: int) -> dict:
+    workers = args.workers or max(1, gpus)
+    ray = {}
+    if args.executor == "ray":
+        ray = {"address": args.ray_address, "gpus_per_task": args.ray_gpus_per_task,
+               "cpus_per_task": args.ray_cpus_per_task, "retries": args.ray_retries,
+               "transfer": args.ray_transfer}
+    return {"executor": args.executor, "workers": workers, "gpus": gpus,
+            "per_worker": args.structures_per_worker, "ray_options": ray}
+
+
+def dataset_exit_code(manifest: dict) -> int:
+    """3 if the dataset records failed inputs, structures or samples (non-structure files do not count)."""
+    failures = manifest["counts"]["failures"] - sum(1 for u in manifest.get("inputs_not_used", [])
+                                                    if u.get("kind") == "not_a_structure")
+    return EXIT_PARTIAL if failures > 0 else EXIT_OK
+
+
+def print_summary(manifest: dict, out: Path) -> None:
+    run, c = manifest["this_run"], manifest["counts"]
+    print(f"{run['structures']} structure(s) processed ({run['done']} done, {run['failed']} failed, "
+          f"{run['skipped_as_done']} skipped as already done) by {run['executor']}; "
+          f"{run['images_rendered']} images rendered ({run['images_per_second']} per s), "
+          f"{run['qa_records']} QA records this run; device {', '.join(manifest['device']) or '-'}; "
+          f"{run['wall_seconds']:.1f} s")
+    not_used = manifest.get("inputs_not_used", [])
+    print(f"dataset {out}: {c['records']} QA records, {c['images']} images ({c['images_per_qa']} per QA), "
+          f"{c['structures']} structures, {c['failures']} failure line(s) in failures.jsonl"
+          + (f" ({len(not_used)} file(s) given but not used)" if not_used else ""))
+    for key, n in c["per_task_split"].items():
+        print(f"  {key}: {n}")
+
+
+def _report_unused(manifest: dict, limit: int = 20) -> None:
+    not_used = manifest.get("inputs_not_used", [])
+    for u in not_used[:limit]:
+        print(f"not used: {u['where']}: {u['why'].removeprefix('not used: ')}", file=sys.stderr)
+    if len(not_used) > limit:
+        print(f"not used: … and {len(not_used) - limit} more (see failures.jsonl)", file=sys.stderr)
+
+
 def cmd_generate(args, structures) -> int:
     from .. import api
+    from .generate import Interrupted
     from .shards import parse_shard
     from .validate import validate_dataset
 
     style = style_from_args(args)
     if args.no_labels:
         style["labels"]["enabled"] = False
-    tasks = [t.strip() for t in args.tasks.split(",")] if args.tasks else None
+    tasks = [t.strip() for t in args.tasks.split(",") if t.strip()] if args.tasks else None
     shard = parse_shard(args.shard)
+    render = not args.plan_only
+    gpus = 0
+    if render and args.executor == "local":
+        from ..render.device import count_gpus
+        _probe_device(args)
+        gpus = count_gpus(args.device)
+    options = _executor_options(args, gpus)
     ligands = None
-    if getattr(args, "ligands", None):
+    if args.ligands:
         from ..core.het_ligand import read_ligand_map
         ligands = read_ligand_map(args.ligands)
-    if getattr(args, "ligand", None):
+    if args.ligand:
         from ..core.het_ligand import parse_selectors
         parse_selectors(args.ligand)
-    t0 = time.perf_counter()
-    manifest = api.generate(structures, args.out, args.suite, style=style, split=args.split, tasks=tasks,
-                            limit=args.limit, seed=args.seed, device=args.device, shard=shard,
-                            render=not args.plan_only, progress=True, ligands=ligands,
-                            ligand=getattr(args, "ligand", None))
-    c = manifest["counts"]
-    print(f"{c['records']} QA records, {c['images']} images ({c['images_per_qa']} per QA), "
-          f"{c['failures']} failures; device {', '.join(manifest['device']) or '-'}; "
-          f"{time.perf_counter() - t0:.1f}s -> {args.out}")
-    for key, n in c["per_task_split"].items():
-        print(f"  {key}: {n}")
+    if args.dry_run:
+        from .dry_run import dry_run
+        dry_run(args.suite, structures, Path(args.out), style, args.split, tasks, args.limit, args.seed,
+                args.device, shard, render, workers=options["workers"], gpus=gpus)
+        return EXIT_OK
+    try:
+        manifest = api.generate(structures, args.out, args.suite, style=style, split=args.split, tasks=tasks,
+                                limit=args.limit, seed=args.seed, device=args.device, shard=shard, render=render,
+                                progress=not args.no_progress, ligands=ligands, ligand=args.ligand,
+                                audit=not args.no_audit, **options)
+    except Interrupted as exc:
+        print(str(exc), file=sys.stderr)
+        return EXIT_INTERRUPTED
+    _report_unused(manifest)
+    print_summary(manifest, Path(args.out))
+    run = manifest["this_run"]
+    if run["units"] == 0 and not manifest["inputs"]:
+        print("error: no structures found in --structures", file=sys.stderr)
+        return EXIT_NOTHING
+    if run["units"] == 0:
+        print(f"nothing to do: shard {manifest['shard']} has no structures", file=sys.stderr)
+        return EXIT_OK
+    if manifest["counts"]["records"] == 0:
+        print("error: nothing was generated (0 QA records); see failures.jsonl", file=sys.stderr)
+        return EXIT_NOTHING
     if "audit" in manifest:
         a = manifest["audit"]
         print(f"audit: {'OK' if a['ok'] else 'FAIL'} ({len(a['flagged'])} guesser(s) above chance, "
               f"{len(a['known'])} known, {a['repeated_images']} record(s) with repeated images; "
               f"details: {Path(args.out) / 'audit.json'})")
-    if not args.plan_only:
+    if render and not args.no_validate:
         problems = validate_dataset(Path(args.out))
         if problems:
             print(f"validate: {len(problems)} problem(s), first: {problems[0]}", file=sys.stderr)
-            return 1
-    return 0
+            return EXIT_NOTHING
+    code = dataset_exit_code(manifest)
+    if code == EXIT_PARTIAL:
+        print(f"some inputs or samples failed: see {Path(args.out) / 'failures.jsonl'} (exit {code})",
+              file=sys.stderr)
+    return code
 
 
 def cmd_validate(args) -> int:
     from .validate import validate_dataset
 
+    if not Path(args.out).is_dir():
+        raise InputError(args.out, "no such folder")
     problems = validate_dataset(args.out)
     for p in problems:
         print(p)
     print(f"{args.out}: {'OK' if not problems else f'{len(problems)} problem(s)'}")
-    return 1 if problems else 0
+    return EXIT_NOTHING if problems else EXIT_OK
 
 
 def cmd_merge(args) -> int:
-    from .generate import merge
+    from .shards import merge_folders, rebuild_folder
 
-    manifest_path = Path(args.out) / "manifest.json"
-    meta = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
-    manifest = merge(Path(args.out), {k: v for k, v in meta.items()
-                                      if k not in ("counts", "answer_distribution", "annotations_sha256")})
-    print(f"merged {manifest['counts']['records']} records -> {args.out}")
-    return 0
+    missing = [p for p in args.shards if not Path(p).is_dir()]
+    if missing:
+        raise InputError(missing[0], "no such folder")
+    if args.out is None:
+        if len(args.shards) > 1:
+            raise InputError("--out", "needed to merge several shard folders")
+        manifest = rebuild_folder(Path(args.shards[0]))
+        out = Path(args.shards[0])
+    else:
+        manifest = merge_folders([Path(p) for p in args.shards], Path(args.out), move=args.move)
+        out = Path(args.out)
+    c = manifest["counts"]
+    print(f"merged {len(args.shards)} folder(s): {c['records']} records, {c['images']} images, "
+          f"{c['structures']} structures -> {out}")
+    missing_ids = manifest.get("structures_missing", [])
+    if missing_ids:
+        print(f"incomplete: {len(missing_ids)} structure(s) of the run have no finished part yet, e.g. "
+              f"{', '.join(missing_ids[:5])}", file=sys.stderr)
+        return EXIT_PARTIAL
+    return dataset_exit_code(manifest)
 
 
 def cmd_build_extension(args) -> int:
@@ -236,10 +419,12 @@ def cmd_build_extension(args) -> int:
         platforms = list(PLATFORMS) if args.platforms == "all" else \
             [p.strip() for p in args.platforms.split(",") if p.strip()]
     print(build_extension(args.out, platforms, args.wheels))
-    return 0
+    return EXIT_OK
 
 
 def main(argv=None) -> int:
+    from ..render.device import DeviceError
+
     args = build_parser().parse_args(argv)
     try:
         if args.command == "render":
@@ -248,7 +433,7 @@ def main(argv=None) -> int:
         if args.command == "generate":
             return cmd_generate(args, args.structures)
         if args.command == "demo":
-            return cmd_generate(args, [str(examples_dir())])
+            return cmd_generate(args, [str(examples_dir() / p) for p in DEMO_STRUCTURES])
         if args.command == "validate":
             return cmd_validate(args)
         if args.command == "merge":
@@ -262,10 +447,19 @@ def main(argv=None) -> int:
             return cmd_build_extension(args)
         if args.command in DATASET_COMMANDS:
             return run_dataset_command(args)
-    except (InputError, ValueError) as exc:
+        if args.command == "install-deps":
+            print("install-deps runs before misigen itself: blender -b -P run_blender.py -- install-deps",
+                  file=sys.stderr)
+            return EXIT_USAGE
+    except ModuleNotFoundError as exc:
+        if exc.name and exc.name.split(".")[0] == "bpy":
+            print(BPY_MISSING, file=sys.stderr)
+            return EXIT_USAGE
+        raise
+    except (InputError, ValueError, DeviceError) as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 2
-    return 2
+        return EXIT_USAGE
+    return EXIT_USAGE
 
 
 if __name__ == "__main__":

@@ -103,6 +103,7 @@ class SceneRenderer:
     def __init__(self, shown: Structure, style: dict, device: str = "auto"):
         self.style = style
         self.shown = shown
+        self.cycles_seconds = 0.0     # time inside Cycles' render call alone (overhead benchmark)
         self.scene = bpy.data.scenes.new(f"{SCENE_PREFIX}:{shown.id}")
         with quiet_stdout():          # device probing prints library warnings on machines without GPUs
             self.device = select_device(self.scene, device)
@@ -214,7 +215,9 @@ class SceneRenderer:
         tmp = out_png.with_name(f".{out_png.stem}.tmp.png")
         self.scene.render.filepath = str(raw)
         with quiet_stdout():
+            t_cycles = time.perf_counter()
             bpy.ops.render.render(write_still=True, scene=self.scene.name)
+            self.cycles_seconds += time.perf_counter() - t_cycles
         draw_labels(str(raw), str(tmp), labels, self.style, cam.width, cam.height)
         os.replace(tmp, out_png)
         raw.unlink(missing_ok=True)
