@@ -19,8 +19,8 @@ TASKS = ["translation", "zooming"]
 
 @pytest.fixture(scope="module")
 def suite():
-    from misigen.core.style import REPO_ROOT
-    return REPO_ROOT / "task_specs" / "misi_bench.yaml"
+    from misigen.core.resources import suite_path
+    return suite_path("misi_bench")
 
 
 @pytest.fixture(scope="module")

@@ -159,10 +159,10 @@ def test_auto_device_says_when_it_falls_back(tmp_path, examples, cli):
 
 def test_dry_run_counts_match_the_planned_dataset(tmp_path, examples, style):
     import io
-    from misigen.core.style import REPO_ROOT
+    from misigen.core.resources import suite_path
     from misigen.pipeline.dry_run import dry_run
     from misigen.pipeline.generate import run_generate
-    suite = REPO_ROOT / "task_specs" / "misi_bench.yaml"
+    suite = suite_path("misi_bench")
     inputs = [examples / "wagner_brd4", examples / "1hvi.pdb"]
     text = io.StringIO()
     report = dry_run(suite, inputs, tmp_path / "dry", style, "test", None, None, 4, render=False, stream=text)

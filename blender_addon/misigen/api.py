@@ -138,7 +138,8 @@ def render_sample(structure: Structure, sample, out: str | Path, device: str = "
 
     out = Path(out)
     specs = {s.key(): s for s in sample_specs(sample)}
-    n, seconds, device_used = render_specs({structure.id: structure, **(others or {})}, specs, out, device)
+    done = render_specs({structure.id: structure, **(others or {})}, specs, out, device)
+    n, seconds, device_used = done["images"], done["seconds"], done["device"]
     rec = record(sample)
     record_path = inside(out, f"samples/{sample.id}.json")
     record_path.parent.mkdir(parents=True, exist_ok=True)

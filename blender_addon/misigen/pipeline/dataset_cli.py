@@ -23,14 +23,17 @@ def add_dataset_commands(sub) -> None:
     _subset_args(p, default_split="test")
 
     p = sub.add_parser("baseline", help="write the predictions of a reference predictor")
-    p.add_argument("--kind", required=True, choices=("random", "majority"))
-    p.add_argument("--dataset", required=True, type=Path)
+    p.add_argument("--kind", required=True, choices=("random", "majority"),
+                   help="random: uniform over each task's answer space; majority: each task's most frequent "
+                        "train answer")
+    p.add_argument("--dataset", required=True, type=Path, help="a folder written by generate")
     p.add_argument("--out", required=True, type=Path, help="predictions JSONL to write")
-    p.add_argument("--split", default="test", choices=("train", "test", "all"))
+    p.add_argument("--split", default="test", choices=("train", "test", "all"),
+                   help="the questions to predict (default: test)")
     p.add_argument("--seed", type=int, default=0, help="random baseline: the seed of its guesses")
 
     p = sub.add_parser("export", help="export a dataset for training/evaluation tools")
-    p.add_argument("--dataset", required=True, type=Path)
+    p.add_argument("--dataset", required=True, type=Path, help="a folder written by generate")
     p.add_argument("--format", required=True, choices=EXPORT_FORMATS,
                    help="hf: datasets.load_dataset folder; sharegpt: LLaMA-Factory / ms-swift; "
                         "lmms-eval: an lmms-eval task folder")
@@ -40,7 +43,7 @@ def add_dataset_commands(sub) -> None:
     _subset_args(p, default_split=None)
 
     p = sub.add_parser("report", help="write a static HTML report of a dataset (OUT/report.html)")
-    p.add_argument("out", type=Path)
+    p.add_argument("out", type=Path, help="a folder written by generate")
     p.add_argument("--per-task", type=int, default=6, help="samples shown per task")
     p.add_argument("--scores", type=Path, nargs="*", default=[], help="score JSON files (from score --json) to show")
 

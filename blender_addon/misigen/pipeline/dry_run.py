@@ -14,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-from .generate import _all_specs, plan_structure, prepare_run, record_of
+from .generate import _all_specs, plan_structure, prepare_run
 
 SAMPLE_STRUCTURES = 40          # plan at most this many structures; scale the counts beyond
 CALIBRATION_IMAGES = 3
@@ -40,8 +40,9 @@ def dry_run(suite_path, structure_paths, out: Path, style: dict, split="auto", t
     plan_seconds, failed, samples_failed, first = [], 0, 0, None
     for source in chosen:
         t0 = time.perf_counter()
-        structure, samples, _failures = plan_structure(source, setup.tasks, style, split, seed,
-                                                       catalog=setup.ctx.catalog)
+        loaded, samples, _failures = plan_structure(source, setup.tasks, style, split, seed,
+                                                    catalog=setup.ctx.catalog, ligands=setup.ctx.ligands)
+        structure = loaded.get(source.id)
         plan_seconds.append(time.perf_counter() - t0)
         samples_failed += sum(1 for f in _failures if f.get("sample") is not None)
         if structure is None:
@@ -50,7 +51,7 @@ def dry_run(suite_path, structure_paths, out: Path, style: dict, split="auto", t
         if first is None and samples:
             first = (structure, samples)
         for s in samples:
-            rec = record_of(s)
+            rec = s.as_record()
             key = f"{rec['task']}/{rec['split']}"
             qa[key] += 1
             refs = set(rec["images"]) | {o for o in (rec["options"] or []) if str(o).startswith("images/")}
@@ -100,7 +101,8 @@ def _calibrate(structure, samples, out: Path, device: str) -> tuple:
 
     created = not Path(out).exists()
     scratch = Path(out) / ".misigen-calibration"
-    specs = list(_all_specs(samples).values())[:CALIBRATION_IMAGES]
+    specs = [s for s in _all_specs(samples).values() if s.structure_id == structure.id]   # not T5's partner
+    specs = [s for s in specs if s.residues == specs[0].residues][:CALIBRATION_IMAGES] if specs else []
     try:
         scratch.mkdir(parents=True, exist_ok=True)
         t0 = time.perf_counter()

@@ -204,6 +204,9 @@ def merge(out: Path, meta: dict) -> dict:
     manifest = dict(meta)
     manifest.update({
         "counts": {"records": len(records), "images": len(images), "failures": len(failures),
+                   "failures_by_category": dict(sorted(collections.Counter(
+                       f.get("category") or ("input" if f.get("task") is None else "sample")
+                       for f in failures).items())),
                    "structures": len({r["structure"] for r in records}),
                    "images_per_qa": round(len(images) / len(records), 3) if records else 0.0,
                    "per_task_split": {f"{t}/{s}": n for (t, s), n in sorted(counts.items())}},

@@ -100,6 +100,8 @@ def configure_cycles(sc, cfg: dict, device: str = "CPU") -> None:
 class SceneRenderer:
     """Builds the scene for one shown structure once; ``render`` poses, frames and renders it."""
 
+    cycles_seconds = 0.0          # time inside Cycles' render call (also for renderers made by ``attach``)
+
     def __init__(self, shown: Structure, style: dict, device: str = "auto"):
         self.style = style
         self.shown = shown
