@@ -252,18 +252,26 @@ def test_no_start_view_reappears(tasks, hivp, brd4, style, partners):
 
 
 # ------------------------------------------------------------------ T5/T6 options
-def _relation(p, q):
-    """Which steps two programs differ in (as a sorted tuple of step indices)."""
-    return tuple(k for k in range(2) if p[k] != q[k])
+def _change(p, q, step):
+    """How program q differs from p at one step: "", "sign", "magnitude", "both" (sign and magnitude)
+    or "other" (axis or verb)."""
+    a, b = p[step], q[step]
+    if a == b:
+        return ""
+    if (a.verb, a.axis) != (b.verb, b.axis):
+        return "other"
+    sign, mag = (a.value > 0) != (b.value > 0), abs(a.value) != abs(b.value)
+    return "both" if sign and mag else ("sign" if sign else "magnitude")
 
 
 @pytest.mark.parametrize("name", ["translation_rotation", "rotation_rotation"])
 def test_choice_options_are_a_2x2_product(tasks, brd4, style, name, partners):
-    """Every option stands in the same relation to the other three: one differs in the first change,
-    one in the second, one in both — so nothing but the reasoning singles out the answer."""
+    """Every option stands in the same relation to the other three: one differs by the first change,
+    one by the second, one by both — so nothing but the reasoning singles out the answer."""
     samples, fails = plan(tasks, name, brd4, style, partners=partners)
     assert len(samples) == 6 and not fails
     spec_d = tasks[name].data
+    (c1, c2) = spec_d["distractors"]["product"]
     letters = []
     for s in samples:
         prog = s.program
@@ -272,25 +280,28 @@ def test_choice_options_are_a_2x2_product(tasks, brd4, style, name, partners):
         progs = [tuple(parse_ops(o["text"])) for o in prog["options"]]
         assert progs[LETTERS_IDX[s.answer]] == true and len(set(progs)) == 4
         for p in progs:
-            rel = sorted(_relation(p, q) for q in progs if q != p)
-            assert rel == [(0,), (0, 1), (1,)]
-        for p in progs:
-            if p == true:
-                continue
-            if _relation(p, true) in ((0,), (0, 1)):
-                assert p[0] == Op(true[0].verb, true[0].axis, -true[0].value)       # sign of step 1
-            if _relation(p, true) in ((1,), (0, 1)):
-                assert p[1].axis == true[1].axis and (p[1].value > 0) == (true[1].value > 0) \
-                    and abs(p[1].value) != abs(true[1].value)                           # magnitude of step 2
+            rel = []
+            for q in progs:
+                if q == p:
+                    continue
+                d = {k: _change(p, q, k) for k in (0, 1)}
+                if c1["step"] == c2["step"]:            # both changes on one step: ±θ, ±θ'
+                    assert d[1 - c1["step"]] == ""
+                    rel.append(d[c1["step"]])
+                else:
+                    rel.append((d[c1["step"]], d[c2["step"]]))
+            want = sorted(["sign", "magnitude", "both"]) if c1["step"] == c2["step"] else \
+                sorted([(c1["change"], ""), ("", c2["change"]), (c1["change"], c2["change"])])
+            assert sorted(rel) == want, (p, progs)
         if name == "rotation_rotation":
             assert all(p[0].axis != p[1].axis for p in progs)
-        # options differ visibly: pairwise RMSD of posed atoms above the spec threshold
-        target = brd4 if name == "rotation_rotation" else None
-        if target is not None:
+            # options differ visibly: pairwise RMSD of posed atoms above the spec threshold
             xyz = [coords_of(brd4, o) for o in s.options]
             for i in range(4):
                 for j in range(i + 1, 4):
                     assert common.rmsd(xyz[i], xyz[j]) >= spec_d["rejection"]["min_option_rmsd"]
+        else:                                            # T5's options keep the true translation
+            assert {p[0] for p in progs} == {true[0]}
         letters.append(s.answer)
     assert sorted(letters[:4]) == ["A", "B", "C", "D"]
 

@@ -273,9 +273,8 @@ def _check(name):
             if d["options"] != 4:
                 raise InputError(path, "options: the 2×2 product design has exactly 4 options")
             c1, c2 = dd["product"]
-            if c1["step"] == c2["step"]:
-                raise InputError(path, "distractors.product: the two changes must act on different steps "
-                                       "(so they commute and every option stands in the same relation)")
+            if c1 == c2:
+                raise InputError(path, "distractors.product: two different changes are needed")
         progs = candidate_programs(d)
         if not progs:
             raise InputError(path, "steps: no candidate program")

@@ -47,6 +47,16 @@ def partners(op: Op, change: str, step: dict) -> list[Op]:
     raise ValueError(change)
 
 
+def change_map(change: str, partner: Op):
+    """The change as a map on any op of its step, given the partner drawn for the true op: a sign
+    flip, a magnitude (sign kept) or an axis. Such maps commute, also on the same step."""
+    if change == "sign":
+        return lambda op: Op(op.verb, op.axis, -op.value)
+    if change == "magnitude":
+        return lambda op: Op(op.verb, op.axis, abs(partner.value) if op.value > 0 else -abs(partner.value))
+    return lambda op: Op(op.verb, partner.axis, op.value)
+
+
 def product_grids(prog: tuple, changes: list[dict], d: dict, rng: np.random.Generator):
     """Candidate 2×2 option grids for the true program, in random order: lists of four programs
     [true, change-1 only, change-2 only, both], every one a valid, distinct candidate."""
@@ -57,9 +67,10 @@ def product_grids(prog: tuple, changes: list[dict], d: dict, rng: np.random.Gene
     pairs = [(a, b) for a in p1 for b in p2]
     for k in rng.permutation(len(pairs)):
         a, b = pairs[int(k)]
-        one = _with(prog, c1["step"], a)
-        two = _with(prog, c2["step"], b)
-        both = _with(one, c2["step"], b)
+        f1, f2 = change_map(c1["change"], a), change_map(c2["change"], b)
+        one = _with(prog, c1["step"], f1(prog[c1["step"]]))
+        two = _with(prog, c2["step"], f2(prog[c2["step"]]))
+        both = _with(one, c2["step"], f2(one[c2["step"]]))
         grid = [prog, one, two, both]
         if all(g in valid for g in grid) and len(set(grid)) == 4:
             yield grid
