@@ -17,17 +17,22 @@ def load_records(out: Path) -> list[dict]:
     if not path.is_file():
         raise InputError(path, "missing (is this a folder written by 'generate'?)")
     records = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            rec = json.loads(line)
-        except ValueError as exc:
-            raise InputError(path, f"line {n}: not JSON ({exc})") from None
+    for n, rec in jsonl_lines(path):
         if not isinstance(rec, dict) or not all(k in rec for k in ("id", "task", "split", "answer", "images")):
             raise InputError(path, f"line {n}: not a QA record (needs id, task, split, answer, images)")
         records.append(rec)
     return records
+
+
+def jsonl_lines(path: Path):
+    """(line number, parsed object) of every non-empty line; a bad line is an InputError naming it."""
+    for n, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            yield n, json.loads(line)
+        except ValueError as exc:
+            raise InputError(path, f"line {n}: not JSON ({exc})") from None
 
 
 def load_manifest(out: Path) -> dict:

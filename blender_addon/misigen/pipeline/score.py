@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..core.errors import InputError
 from .output import write_text_atomic
-from .records import by_split, load_manifest, load_records, task_order, tiny
+from .records import by_split, jsonl_lines, load_manifest, load_records, task_order, tiny
 
 
 def load_predictions(path: Path) -> dict[str, str]:
@@ -22,13 +22,7 @@ def load_predictions(path: Path) -> dict[str, str]:
     if not path.is_file():
         raise InputError(path, "predictions file missing")
     preds: dict[str, str] = {}
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except ValueError as exc:
-            raise InputError(path, f"line {n}: not JSON ({exc})") from None
+    for n, obj in jsonl_lines(path):
         if not isinstance(obj, dict) or not isinstance(obj.get("id"), str) or "prediction" not in obj:
             raise InputError(path, f'line {n}: expected {{"id": "...", "prediction": "..."}}')
         if obj["id"] in preds:
