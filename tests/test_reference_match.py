@@ -121,3 +121,21 @@ def test_alternate_location_by_occupancy_then_bfactor_then_letter(tmp_path):
     assert pdb(0.4, 0.6, 10.0, 10.0) == 5.0
     assert pdb(0.5, 0.5, 20.0, 10.0) == 5.0
     assert pdb(0.5, 0.5, 10.0, 10.0) == 1.0
+
+
+def test_planar_n_that_is_no_acceptor_donates_next_to_a_metal(complexes):
+    """4dst (GppCP + Mg2+): the backbone N of Ser17 and Thr35 lie within 4.0 A of the Mg and
+    donate to the phosphate O (O2B; O1G, O2G). The reference drops a planar N donor near a metal
+    only when that N is an acceptor within 4.0 A of it (a metal-coordinating His or ring N);
+    a backbone N is no acceptor, so ChimeraX reports these three bonds. misigen dropped every
+    planar N near a metal and missed them."""
+    from misigen.core.interactions.hbond_rules import acceptor_rule
+    s = load_structure(discover([complexes / "pdb" / "4dst.pdb"])[0])
+    T = type_structure(s)
+    mg = [i for i in range(s.n_atoms) if s.element[i] == "Mg"]
+    found = bonds(s)
+    for resseq, lig in ((17, "O2B"), (35, "O1G"), (35, "O2G")):
+        n = row(s, "N", ligand=False, resseq=resseq)
+        assert min(np.linalg.norm(s.coords[mg] - s.coords[n], axis=1)) <= 4.0
+        assert acceptor_rule(T, n) is None
+        assert any(k[1:4] == (resseq, "N", lig) and k[4] == "protein" for k in found), (resseq, lig)
