@@ -7,7 +7,8 @@ looked up as <id>.pdb in the given folders (default: shared/data/complexes/pdb; 
 PLIP's plip/test/pdb holds all of them); missing entries are listed and skipped. The only
 ligand hint is RES:CHAIN:NUM. A residue counts as recovered when the finder reports any H-bond
 (either direction) between it and the ligand. ``--geometry`` types HETATM ligands from geometry
-alone (the reference ChimeraX behaviour) for comparison.
+alone (misigen's simplified version of the reference's typing) for comparison; the reference
+itself is run by bench_chimerax.py.
 """
 from __future__ import annotations
 

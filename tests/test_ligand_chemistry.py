@@ -2,8 +2,8 @@
 
 Each typing fix is checked on a small excerpt of the PDB entry where it was seen
 (tests/data/excerpts/, cut by tests/data/make_excerpts.py; wwPDB data, CC0), with the
-reason written next to it, and against the geometry-only typing (the fallback, and what
-the reference ChimeraX does for ligands) where that typing gets it wrong.
+reason written next to it, and against misigen's geometry-only typing (the fallback, a
+simplified version of the reference's ligand typing) where that typing gets it wrong.
 """
 import json
 import shutil

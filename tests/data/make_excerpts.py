@@ -26,6 +26,8 @@ EXCERPTS = {
     "4gql_r47": ("4gql", [("R47", "A", 306)], "phosphonate O shares a proton with Glu219 (2.56 A)",
                  ("P1", "O2", "O3")),
     "3o1h_tmo": ("3o1h", [("TMO", "B", 1)], "trimethylamine N-oxide, the only HETATM molecule"),
+    "4alw_hy7": ("4alw", [("HY7", "A", 1308)], "tertiary ammonium N-H: its H placed as the reference does"),
+    "2efj_37t": ("2efj", [("37T", "A", 502)], "ligand in two conformers: the higher occupancy is used"),
 }
 
 

@@ -1,7 +1,7 @@
 """Read structure files (PDB, mmCIF, SDF, MOL2) into flat atom tables.
 
 Biopython parses proteins, RDKit parses ligands; this module only checks the
-input, keeps altloc A and turns both into the columns of ``Structure``.
+input, keeps one alternate location per residue (the reference's choice) and turns both into the columns of ``Structure``.
 """
 from __future__ import annotations
 
@@ -98,7 +98,10 @@ def _element_of(atom) -> str:
 
 
 def read_protein_file(path: Path) -> AtomTable:
-    """PDB or mmCIF → AtomTable (first model, altloc A or blank, hydrogens kept)."""
+    """PDB or mmCIF → AtomTable (first model, one alternate location per residue, hydrogens kept).
+
+    The alternate location is the reference's (ChimeraX): per residue, the one with the highest
+    mean occupancy, then the lowest mean B-factor, then the first letter."""
     from Bio.PDB import MMCIFParser, PDBParser
     from Bio.PDB.PDBExceptions import PDBConstructionWarning
 
@@ -127,11 +130,12 @@ def read_protein_file(path: Path) -> AtomTable:
         for residue in chain:
             hetflag, resseq, icode = residue.id
             seen: set = set()
+            best = _best_altloc(residue)
             for atom in residue.get_unpacked_list():
                 altloc = atom.get_altloc().strip()
                 if atom.get_name() in seen:
                     continue  # another conformer of an atom already taken
-                if altloc not in ("", "A") and _has_altloc_a(residue, atom.get_name()):
+                if altloc not in ("", best) and _has_altloc(residue, atom.get_name(), best):
                     continue
                 seen.add(atom.get_name())
                 cols["coords"].append(atom.get_coord().astype(np.float64))
@@ -150,9 +154,26 @@ def read_protein_file(path: Path) -> AtomTable:
     return AtomTable(coords=coords, **cols)
 
 
-def _has_altloc_a(residue, atom_name: str) -> bool:
+def _best_altloc(residue) -> str:
+    """The residue's alternate location with the highest mean occupancy (ties: lowest mean
+    B-factor, then alphabetical), as ChimeraX chooses it; "" when it has none. (ChimeraX also
+    pools bonded residues that share the same set of locations; here each residue decides.)"""
+    occ: dict = {}
     for atom in residue.get_unpacked_list():
-        if atom.get_name() == atom_name and atom.get_altloc().strip() in ("", "A"):
+        alt = atom.get_altloc().strip()
+        if alt:
+            o = occ.setdefault(alt, [0.0, 0.0, 0])
+            o[0] += float(atom.get_occupancy() or 0.0)
+            o[1] += float(atom.get_bfactor() or 0.0)
+            o[2] += 1
+    if not occ:
+        return ""
+    return min(occ, key=lambda a: (-round(occ[a][0] / occ[a][2], 6), round(occ[a][1] / occ[a][2], 6), a))
+
+
+def _has_altloc(residue, atom_name: str, altloc: str) -> bool:
+    for atom in residue.get_unpacked_list():
+        if atom.get_name() == atom_name and atom.get_altloc().strip() in ("", altloc):
             return True
     return False
 

@@ -52,8 +52,11 @@ def hbond_pairs(T: Typed, side1: np.ndarray, side2: np.ndarray, dist_slop=0.4, a
     def drule(i):
         if i not in drules:
             r = donor_rule(T, i)
-            # metal rule (b): a planar N that coordinates a metal is not a donor
-            if r is not None and s.element[i] == "N" and type_geometry(T.types[i]) == 3 and near_metals(i):
+            # metal rule (b): a planar N that coordinates a metal is not a donor. As in the
+            # reference, "coordinates" means an acceptor within 4.0 A of the metal: a planar N
+            # that is no acceptor (a heme pyrrole N) stays a donor
+            if r is not None and s.element[i] == "N" and type_geometry(T.types[i]) == 3 and near_metals(i) \
+                    and arule(i) is not None:
                 r = None
             drules[i] = r
         return drules[i]

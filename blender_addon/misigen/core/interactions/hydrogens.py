@@ -21,11 +21,28 @@ def _perp(v):
     return _unit(np.cross(v, a))
 
 
-def ideal_positions(center, known, geometry: int, bond: float, plane_ref=None) -> list[np.ndarray]:
-    """Positions filling the free slots of ``center`` (planar 3 or tetrahedral 4 slots).
+COS5475, SIN5475 = np.cos(np.radians(54.75)), np.sin(np.radians(54.75))
 
-    known: coordinates of the bonded atoms.  plane_ref: for 1 known substituent on a
-    planar centre, a point fixing the plane (e.g. an atom bonded to the substituent).
+
+def _plane_normal_away(center, dirs):
+    """Unit normal of the plane through the tips of three unit bond vectors, on the centre's
+    side: the fourth tetrahedral slot as the reference builds it (not minus the vector sum,
+    which differs when the three bond angles are unequal)."""
+    tips = [center + d for d in dirs]
+    n = _unit(np.cross(tips[1] - tips[0], tips[2] - tips[0]))
+    return -n if np.dot(center - tips[0], n) < 0 else n
+
+
+def ideal_positions(center, known, geometry: int, bond: float, coplanar=None) -> list[np.ndarray]:
+    """Positions filling the free slots of ``center`` (planar 3 or tetrahedral 4 slots), built
+    the way the reference builds them (ChimeraX ``bond_geom.bond_positions``), so that angles
+    near a limit come out the same.
+
+    known: coordinates of the bonded atoms.  coplanar: for 1 known substituent on a planar
+    centre, up to two points the new bonds lie in plane with (the other atoms bonded to that
+    substituent); with two, the reference averages the two 120-degree positions, the second
+    built against the negated direction.  One known substituent on a tetrahedral centre
+    (a rotor) gives no positions.
     """
     c = np.asarray(center, float)
     dirs = [_unit(np.asarray(k, float) - c) for k in known]
@@ -34,37 +51,34 @@ def ideal_positions(center, known, geometry: int, bond: float, plane_ref=None) -
         if k == 2:
             return [c + bond * _unit(-(dirs[0] + dirs[1]))]
         if k == 1:
-            if plane_ref is None:
-                return []
-            x = dirs[0]
-            inplane = np.asarray(plane_ref, float) - np.asarray(known[0], float)
-            inplane = _unit(inplane - np.dot(inplane, x) * x)
-            if np.linalg.norm(inplane) < 1e-6:
+            u = dirs[0]
+            ws = []
+            for n, p in enumerate(list(coplanar or [])[:2]):
+                v = (np.asarray(p, float) - c) * (1.0 if n == 0 else -1.0)
+                w = v - np.dot(v, u) * u
+                if np.linalg.norm(w) > 1e-6:
+                    ws.append(_unit(w))
+            if not ws:
+                return []   # the reference picks an arbitrary rotation here; we infer nothing
+            w = sum(ws) / len(ws)
+            if np.linalg.norm(w) < 1e-9:
                 return []
             ang = np.radians(120.0)
-            return [c + bond * _unit(np.cos(ang) * x + s * np.sin(ang) * inplane) for s in (1.0, -1.0)]
+            h1 = c + bond * _unit(np.cos(ang) * u + np.sin(ang) * w)
+            h2 = c + bond * _unit(-(u + _unit(h1 - c)))   # anti-bisector of the two bonds
+            return [h1, h2]
         return []
     if geometry == 4:
         if k == 3:
-            return [c + bond * _unit(-(dirs[0] + dirs[1] + dirs[2]))]
+            return [c + bond * _plane_normal_away(c, dirs)]
         if k == 2:
-            bis = _unit(-(dirs[0] + dirs[1]))
-            nrm = _unit(np.cross(dirs[0], dirs[1]))
-            half = np.radians(TET / 2.0)
-            return [c + bond * _unit(np.cos(half) * bis + s * np.sin(half) * nrm) for s in (1.0, -1.0)]
-        if k == 1 and plane_ref is not None:
-            x = dirs[0]
-            ref = np.asarray(plane_ref, float) - np.asarray(known[0], float)
-            ref = _unit(ref - np.dot(ref, x) * x)
-            if np.linalg.norm(ref) < 1e-6:
-                return []
-            y = np.cross(x, ref)
-            th = np.radians(TET)
-            out = []
-            for phi in (180.0, 60.0, -60.0):
-                p = np.radians(phi)
-                out.append(c + bond * _unit(np.cos(th) * x + np.sin(th) * (np.cos(p) * ref + np.sin(p) * y)))
-            return out
+            # third slot: anti-bisector raised 54.75 degrees out of the bonds' plane; the fourth
+            # from the plane of the three (as the reference does; not an exact mirror image)
+            anti = _unit(-(dirs[0] + dirs[1]))
+            cross = _unit(np.cross(dirs[0], dirs[1]))
+            third = _unit(anti * COS5475 + cross * SIN5475)
+            fourth = _plane_normal_away(c, [dirs[0], dirs[1], third])
+            return [c + bond * third, c + bond * fourth]
     return []
 
 
@@ -95,14 +109,17 @@ def hydrogen_positions(T: Typed, d: int) -> np.ndarray:
         return np.zeros((0, 3))
     bond = XH_BOND.get(s.element[d], 0.91)
     known = [s.coords[j] for j in heavy]
-    ref = None
+    coplanar = None
     if k == 1:
+        # planar NH2 on a planar atom: in plane with that atom's other substituents (all of
+        # them, H included, as the reference); on a non-planar atom the reference picks an
+        # arbitrary rotation, so none are inferred
         x = heavy[0]
         others = [j for j in T.nb[x] if j != d]
         if not others or type_geometry(T.types[x]) != 3:
             return np.zeros((0, 3))
-        ref = s.coords[sorted(others, key=lambda j: (s.element[j] in ("H", "D"), j))[0]]
-    pos = ideal_positions(s.coords[d], known, geom, bond, ref)
+        coplanar = [s.coords[j] for j in others]
+    pos = ideal_positions(s.coords[d], known, geom, bond, coplanar=coplanar)
     return np.array(pos).reshape(-1, 3)
 
 
