@@ -32,14 +32,21 @@ def main(argv):
         t2 = time.perf_counter()
         from misigen.core.interactions.typing import type_structure
         pocket = int(type_structure(s).active.sum())
-        rules = collections.Counter(
-            f"{i.criterion.split(' / ')[0].split()[1]}/{i.criterion.split(' / ')[1].split()[1]}" for i in hb)
+        rules = collections.Counter(rule_name(i.criterion) for i in hb)
         others = collections.Counter(i.kind for i in allk if i.kind != "hbond")
         print(f"{src.id:20s} {s.n_atoms:6d} {pocket:6d} {len(hb):3d} "
               f"{sum(i.donor == 'protein' for i in hb):4d} {sum(i.donor == 'ligand' for i in hb):4d} "
               f"{' '.join(f'{k}x{v}' for k, v in sorted(rules.items())):48s} "
               f"{' '.join(f'{k}:{v}' for k, v in sorted(others.items())):40s} "
               f"{(t1 - t0) * 1000:7.0f} {(t2 - t1) * 1000:8.0f}")
+
+
+def rule_name(criterion: str) -> str:
+    """'donor #6 / acceptor #3 …' → '#6/#3'; other criteria (e.g. a shared proton) by their first word."""
+    sides = criterion.split(" / ")
+    if len(sides) >= 2 and len(sides[0].split()) > 1 and len(sides[1].split()) > 1:
+        return f"{sides[0].split()[1]}/{sides[1].split()[1]}"
+    return criterion.split()[0] if criterion.split() else "?"
 
 
 if __name__ == "__main__":
