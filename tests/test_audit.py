@@ -92,3 +92,13 @@ def test_audit_command_on_a_planned_dataset(tmp_path, examples, cli):
     rep = audit_records(biased, None, {"margin": 0.05, "confidence": 0.99})
     assert any(f["guesser"] == "always A" for f in rep["flagged"])
     assert cli("audit", tmp_path / "nothing").returncode == 2
+
+
+def test_chance_follows_the_number_of_options():
+    """A spec may ask 2–4 options: with 3 balanced letters "always A" is at chance (1/3), not above 1/4."""
+    recs = [_choice("ABC"[k % 3], ["move x 1, move y 2", "move x 2, move y 1", "move x -1, move y -2"])
+            for k in range(300)]
+    rep = audit_records(recs, None, {"margin": 0.05, "confidence": 0.99})
+    rows = {g["guesser"]: g for g in rep["tasks"]["interaction_location"]["guessers"]}
+    assert rows["always A"]["chance"] == pytest.approx(1 / 3, abs=1e-3) and rep["ok"]
+    assert "always D" not in rows

@@ -114,3 +114,10 @@ def test_labels_do_not_overlap_and_stay_inside(brd4, style):
         for j in range(i + 1, len(boxes)):
             a, b = boxes[i], boxes[j]
             assert not (a[0] < b[2] + gap and b[0] < a[2] + gap and a[1] < b[3] + gap and b[1] < a[3] + gap)
+
+
+def test_a_label_wider_than_the_image_is_left_out(style):
+    from misigen.core.labels import layout_labels
+    pix = np.array([[20.0, 20.0]])
+    placed = layout_labels([("A VERY LONG LABEL TEXT", 0, "residue", "res A:1")], pix, np.array([True]), style, 48, 48)
+    assert placed[0]["box"] is None

@@ -204,7 +204,8 @@ def test_lenient_reading(kind, raw, strict):
     ("ops", "move w 3"), ("ops", "move x three"), ("ops", "shift x 3"), ("ops", "move x 3 to the right"),
     ("ops", "turn it a bit"), ("residue", "maybe"), ("residue", "No: ARG NH2, O1B"), ("residue", "Yes: ARG 221 NH2, O1B"),
     ("pocket", "ARG NH2, O22"), ("pocket", "ARG 221 NH2 A O22"), ("pocket", "   "),
-    ("yesno", "maybe"), ("residues", "ASP 189"), ("residues", "ASP A 189"),
+    ("yesno", "maybe"), ("yesno", "No idea"), ("yesno", "Yes and no"), ("yesno", "yes, no"),
+    ("residues", "ASP 189"), ("residues", "ASP A 189"),
 ])
 def test_strict_about_content(kind, raw):
     assert read_prediction(kind, raw) is None

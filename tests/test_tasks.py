@@ -90,6 +90,8 @@ def _copy_specs(tmp_path):
     ("interaction_location.yaml", "product: [[negate, swap], [flip_x, flip_y]]", "product: [[flip_x, swap]]",
      "distractors.product[0]"),
     ("residue_ligand_interaction.yaml", "mode: paper", "mode: hard", "negatives.mode"),
+    ("interaction_location.yaml", "precision: 1.0", "precision: 0.0001", "precision"),
+    ("misi_bench.yaml", "guesser: residue type (leave-one-out)", "guesser: residue typ", "known_shortcuts[0].guesser"),
 ])
 def test_spec_errors_name_file_and_key(tmp_path, file, old, new, key):
     d = _copy_specs(tmp_path)
@@ -325,6 +327,9 @@ def test_translation_rotation_pairs_another_complex(tasks, brd4, hivp, style, pa
         assert hits == [LETTERS_IDX[s.answer]]
         assert s.options[0].camera == s.images[4].camera                 # options keep B's front camera
         assert f"target complex {hivp.id}" in s.question
+        # the target (a dimer) is labelled with chains; the prompt says so for the target's images
+        assert f"in the images of the target complex {hivp.id}: labels:" in s.question
+        assert "followed by a dot and its chain" in s.question
     # the partner is a pure function of (seed, id, the run's ids): order and sharding do not matter
     from misigen.core.tasks.pairing import partner_order
     ids = [f"c{k:02d}" for k in range(20)]
@@ -624,3 +629,13 @@ def test_ids_unique_and_questions_complete(tasks, brd4, style):
     assert len(ids) == len(set(ids))
     dist = answer_distribution([s for n in tasks for s in plan(tasks, n, brd4, style)[0]])
     assert dist["translation"]["move_axis"] == {"x": 2, "y": 2}
+
+
+def test_zooming_is_unavailable_with_an_orthographic_camera(tasks, brd4):
+    """move z does not change an orthographic image: no zooming question, and that is not a failure
+    of the run (category unavailable, so generate does not exit 3 for it)."""
+    from misigen.core.style import load_style
+    ortho = load_style("misi_bench", {"camera": {"projection": "orthographic"}})
+    samples, fails = plan(tasks, "zooming", brd4, ortho)
+    assert samples == [] and fails and all(f["category"] == "unavailable" for f in fails)
+    assert plan(tasks, "translation", brd4, ortho)[0]

@@ -32,6 +32,19 @@ LETTERS = "ABCD"
 POLAR_SIDE_CHAINS = {"SER", "THR", "ASN", "GLN", "ASP", "GLU", "LYS", "ARG", "HIS", "TYR", "TRP", "CYS"}
 
 
+GUESSERS = ("majority answer", "residue type (leave-one-out)", "polar side chain says Yes", "most central",
+            "odd one out", "nearest the median", "most shared values", "least shared values", "smallest move",
+            "largest move", "odd one out (pixels)", "most central (pixels)")
+GUESSER_PATTERNS = (r"always [A-D]", r"majority (move|roll) (axis|sign)",
+                    r"(nearest to|farthest from) the (reference after|target front|front)")
+
+
+def is_guesser(name: str) -> bool:
+    """Whether ``name`` is a guesser the audit can report (for checking a suite's known shortcuts)."""
+    import re
+    return name in GUESSERS or any(re.fullmatch(p, name) for p in GUESSER_PATTERNS)
+
+
 def wilson_lower(k: float, n: int, confidence: float) -> float:
     """One-sided lower confidence bound of a binomial proportion (Wilson score)."""
     if n == 0:
@@ -133,16 +146,18 @@ def audit_records(records: list[dict], load_image=None, settings: dict | None = 
             _cloze(recs, rows, answers)
         if kind in ("choice", "location"):
             letters = Counter(r["answer"] for r in recs)
-            section["letters"] = {L: letters.get(L, 0) for L in LETTERS}
-            section["letter_max_deviation"] = round(max(abs(letters.get(L, 0) / len(recs) - 0.25)
-                                                        for L in LETTERS), 4)
-            for L in LETTERS:
-                rows.set(f"always {L}", letters.get(L, 0), len(recs), 0.25, "prior")
+            n_opt = max(len(r["options"] or []) for r in recs) or 4      # a spec may ask 2–4 options
+            used = LETTERS[:n_opt]
+            section["letters"] = {L: letters.get(L, 0) for L in used}
+            section["letter_max_deviation"] = round(max(abs(letters.get(L, 0) / len(recs) - 1 / n_opt)
+                                                        for L in used), 4)
+            for L in used:
+                rows.set(f"always {L}", letters.get(L, 0), len(recs), 1 / n_opt, "prior")
         if kind == "location":
             for r in recs:
                 correct = LETTERS.index(r["answer"])
                 for name, picked in text_guessers(r["options"]).items():
-                    rows.add(name, _credit(picked, correct), 0.25, "option text")
+                    rows.add(name, _credit(picked, correct), 1 / len(r["options"]), "option text")
         if kind == "choice":
             if images_used:
                 _image_choice(recs, rows, load_image)
@@ -209,7 +224,8 @@ def _feature_space(program: dict, feat: str) -> int:
         lo, hi = program["value_range"]
         return 2 if lo < 0 < hi else 1
     if program.get("kind") == "docking":
-        return {"roll axis": 3, "roll sign": 2, "move axis": 1, "move sign": 2}.get(feat, 0)
+        return {"roll axis": len(program.get("roll_axes", "xyz")), "roll sign": 2, "move axis": 1,
+                "move sign": 2}.get(feat, 0)
     return 0
 
 
@@ -247,7 +263,7 @@ def _image_choice(recs, rows: _Rows, load_image) -> None:
             continue
         correct = LETTERS.index(r["answer"])
         for name, picked in image_guessers(opts, refs).items():
-            rows.add(name, _credit(picked, correct), 0.25, "option images")
+            rows.add(name, _credit(picked, correct), 1 / len(opts), "option images")
 
 
 def _repeats(recs, load_image) -> int:

@@ -151,6 +151,9 @@ def layout_labels(items, pixels: np.ndarray, in_front: np.ndarray, style: dict,
         if not in_front[atom] or not (0 <= u < width and 0 <= v < height):
             continue
         w, h = text_box_size(text, style, width)
+        if w > width or h > height:                  # cannot fit inside the frame at all
+            placed.append({"text": text, "kind": kind, "id": lid, "atom": atom, "box": None, "overlaps": True})
+            continue
         best, covering, fallback = None, None, None
         for dx, dy in _OFFSETS:
             u0 = u + (dx * h if dx > 0 else -w - 0.5 * h)

@@ -95,11 +95,12 @@ class Planner:
         return str(s.resname[rows[0]]) if len(rows) else "LIG"
 
     def question(self, images_text: list[str], parts=COMPLEX, labels: LabelPlan | None = None,
-                 shown=None, **fields) -> str:
+                 shown=None, labels_extra: str = "", **fields) -> str:
         shown = shown if shown is not None else self.ctx.shown(parts)
         values = {"structure": self.sid, "ligand": self.ligand_name(), "n_images": str(len(images_text)),
                   "image_list": prompts.image_list(images_text),
-                  "colours": prompts.colours_text(self.style, parts) + prompts.labels_text(labels, shown),
+                  "colours": prompts.colours_text(self.style, parts) + prompts.labels_text(labels, shown)
+                  + labels_extra,
                   "frame_rules": prompts.frame_rules(self.style), "command_grammar": prompts.COMMAND_GRAMMAR,
                   "answer_format": self.d["answer_format"].strip(), **fields}
         return fill_template(self.task.template, values).strip() + "\n"

@@ -227,8 +227,14 @@ class ChoicePlanner(Planner):
                          f"in order {', '.join(order)}, each showing {what}.")
         framing = prompts.framing_text("choice_" + d["target"], reference=d["views"].index(d["after_view"]) + 1,
                                        after=len(d["views"]) + 1, n_images=n)
+        extra = ""
+        if d["target"] == "other_complex":       # the target is labelled by its own chains
+            t = prompts.labels_text(self.tlabels, self.tshown).strip()
+            if t:
+                extra = (f" These labels are the reference complex's; in the images of the target complex "
+                         f"{self.tctx.structure.id}: {t[0].lower()}{t[1:]}")
         return self.question(texts, labels=self.labels, n_options=str(d["options"]), option_images=option_images,
-                             target=target, framing=framing)
+                             target=target, framing=framing, labels_extra=extra)
 
 
 # ------------------------------------------------------------------ registration

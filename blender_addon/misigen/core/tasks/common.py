@@ -315,7 +315,8 @@ class Context:
         return prot or [int(it.protein_index)], lig or [int(it.ligand_index)]
 
     def row_map(self, shown: Structure) -> dict:
-        """Full-structure row → shown row (matched by exact coordinates and atom name)."""
+        """Full-structure row → shown row (matched by exact coordinates and atom name). ``shown`` must come
+        from ``self.shown`` (cached for the context's life), so its id() is a stable cache key."""
         def make():
             index = {(c.tobytes(), n): k for k, (c, n) in enumerate(zip(shown.coords, shown.name))}
             s = self.structure

@@ -22,7 +22,7 @@ from ..errors import InputError
 from ..geometry import view_ops
 from ..labels import ligand_atom_id
 from . import prompts
-from .base import Planner
+from .base import Planner, Unavailable
 from .common import (COMPLEX, Planned, Rejected, atom_classes, balanced_order, fit_camera, range_values, rnd,
                      spec_coords, view_distance)
 from .motion import _features
@@ -39,7 +39,7 @@ class DockingPlanner(Planner):
         self.lig = ctx.shown(LIGAND)
         self.pocket = ctx.shown(POCKET)
         if self.lig.n_atoms == 0 or self.pocket.n_atoms == 0:
-            raise Rejected("docking needs a ligand and a pocket")
+            raise Unavailable("docking needs a ligand and a pocket")
         self.labels = self.label_plan()
         # Ligand views name every ligand atom (hetero atoms first); the pocket and combined views
         # name the residues only, so no label hides the small moved ligand.
@@ -48,7 +48,9 @@ class DockingPlanner(Planner):
             lig_ids = [i for i in self.labels.first if i.startswith("lig ")]
             lig_ids += [ligand_atom_id(n) for n in self.lig.name[~self.lig.is_hydrogen] if ligand_atom_id(n) not in lig_ids]
             self.lig_labels = replace(self.labels, residues=False, first=tuple(lig_ids))
-            self.combined_labels = replace(self.labels, ligand_atoms=False)
+            # No "residues in contact with the ligand first" here: that would mark the binding site.
+            self.combined_labels = replace(self.labels, ligand_atoms=False,
+                                           first=tuple(i for i in self.labels.first if not i.startswith("res ")))
         self.centre = ctx.centre(COMPLEX)
         lig_c = self.lig.coords.mean(axis=0)
         self.lig_r = ctx.radii(self.lig)
@@ -186,6 +188,7 @@ class DockingPlanner(Planner):
                    "centre": rnd(self.centre), "ligand_centre": rnd(self.full.coords[self.full.ligand].mean(axis=0)),
                    "displaced_ligand_centre": rnd(moved.mean(axis=0)), "side": side,
                    "roll_range": [min(self.angles), max(self.angles)], "move_range": [-hi, hi],
+                   "roll_axes": list(d["rotation"]["axes"]),
                    "answer_space": len(d["rotation"]["axes"]) * len(self.angles) * len(d["displacement"]["sides"])
                    * len(self.extras),
                    "move_magnitude_range": [lo, hi],

@@ -382,8 +382,10 @@ class LocationPlanner(HBondPlanner):
         texts = [f"the complex seen {prompts.view_text(v)}" for v in d["views"]]
         options_text = "Options:\n" + "\n".join(f"{L}. {t}" for L, t in zip(order, texts_opt))
         ref = d["views"].index(d["after_view"]) + 1
+        centre_rule = ("the midpoint between its two heavy atoms" if self.kind == "hbond" else
+                       "the midpoint between the centres (centroids) of its two groups of named atoms")
         question = self.question(texts, labels=self.labels, hbond=hb_text, options_text=options_text,
-                                 reference=str(ref), precision=format_number(prec),
+                                 reference=str(ref), precision=format_number(prec), centre_rule=centre_rule,
                                  framing=prompts.framing_text("views"), **self.kind_fields())
         program = {"kind": "location", "interaction": self.kind, "hbond": ent, "midpoint_camera_xyz": rnd(q, 3),
                    "ops": [o.as_dict() for o in location_ops(a, b)], "answer_text": texts_opt[correct],
@@ -408,7 +410,7 @@ T9 = {"views": (List(VIEWS), REQUIRED), "interaction": INTERACTION,
 T8 = {"views": (List(VIEWS), REQUIRED), "interaction": INTERACTION,
       "after_view": (VIEWS, "front"),
       "options": (Int(2, 4), 4),
-      "precision": (Num(positive=True), 1.0),
+      "precision": (Num(0.001), 1.0),     # answers are written with at most 3 decimals
       "min_offset": (Num(0), REQUIRED),
       "distractors": (Map({"design": (Enum(("product", "paper")), "product"),
                            "product": (List(List(Enum(MOVE_CHANGES), 2, 2)), [["negate", "swap"],
@@ -457,7 +459,8 @@ register(TaskType("residue_ligand_interaction", ResiduePlanner, T4, frozenset({"
                   features=_t4_features,
                   description="Does this residue form hydrogen bonds with the ligand, and which atoms?"))
 register(TaskType("interaction_location", LocationPlanner, T8,
-                  frozenset({"hbond", "options_text", "reference", "precision", "framing"}) | KIND_FIELDS, "letter",
+                  frozenset({"hbond", "options_text", "reference", "precision", "framing", "centre_rule"}) | KIND_FIELDS,
+                  "letter",
                   check=_check_t8, features=_t8_features,
                   description="Which translation centres the named hydrogen bond on screen?"))
 register(TaskType("pocket_ligand_interaction", PocketPlanner, T9, frozenset({"framing"}) | KIND_FIELDS, "pocket",

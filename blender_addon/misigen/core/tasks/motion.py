@@ -11,7 +11,7 @@ from collections import Counter
 from ..commands import Op, format_ops, parse_ops
 from ..geometry import view_ops
 from . import prompts
-from .base import Planner
+from .base import Planner, Unavailable
 from .common import (Planned, Rejected, atom_classes, balanced_order, in_frame, magnitude_bin,
                      range_values, rnd, view_distance, zoom_camera)
 from .registry import TaskType, register
@@ -23,7 +23,7 @@ class ClozePlanner(Planner):
     def setup(self):
         d, ctx = self.d, self.ctx
         if self.task.type == "zooming" and self.style["camera"]["projection"] != "perspective":
-            raise Rejected("zooming needs a perspective camera (move z does not change an orthographic image)")
+            raise Unavailable("zooming needs a perspective camera (move z does not change an orthographic image)")
         self.shown = ctx.shown()
         self.centre = ctx.centre()
         self.radii = ctx.radii(self.shown)

@@ -182,9 +182,20 @@ def _read_pocket(text: str, options=None) -> str | None:
 _RESIDUE = re.compile(r"(\S+)\s+(-?\d+)([A-Za-z]?)\s+(\S+)")
 
 
+_VERDICT = re.compile(r"(yes|no)\s*(?:[.!]\s*)?(?:[,:;.\-]\s*(.*))?", re.IGNORECASE | re.DOTALL)
+
+
 def _read_yesno(text: str, options=None) -> str | None:
-    m = _YESNO.fullmatch(_unquote(text))          # 'Yes, it forms one.' reads as Yes
-    return None if not m else ("Yes" if m.group(1).lower() == "yes" else "No")
+    """'Yes', 'No.', 'Yes, it forms one.' — a verdict word, then only punctuation or an explanation set
+    off by punctuation that does not give the other verdict ('No idea', 'Yes and no' are not answers)."""
+    m = _VERDICT.fullmatch(_unquote(text).strip())
+    if not m:
+        return None
+    word, rest = m.group(1).lower(), (m.group(2) or "")
+    other = "no" if word == "yes" else "yes"
+    if re.search(rf"\b{other}\b", rest, re.IGNORECASE):
+        return None
+    return "Yes" if word == "yes" else "No"
 
 
 def _read_residues(text: str, options=None) -> str | None:

@@ -107,9 +107,6 @@ def load_suite(path) -> list[TaskSpec]:
     path = Path(path)
     raw = read_yaml(path)
     suite = SUITE.check(raw, path, "")
-    for k, ks in enumerate(suite["audit"]["known_shortcuts"]):
-        if ks["task"] not in task_names():
-            raise InputError(path, f"audit.known_shortcuts[{k}].task: {ks['task']!r} is not a task")
     settings = {"name": suite["name"], "test_fraction": float(suite["split"]["test_fraction"]),
                 "zoom_clearance": float(suite["camera"]["zoom_clearance"]), "audit": suite["audit"],
                 "path": str(path)}
@@ -123,6 +120,14 @@ def load_suite(path) -> list[TaskSpec]:
             raise InputError(path, f"tasks[{k}]: task {spec.name!r} appears twice")
         names.add(spec.name)
         tasks.append(spec)
+    from ..audit import is_guesser
+    for k, ks in enumerate(suite["audit"]["known_shortcuts"]):
+        if ks["task"] not in names:           # records carry the spec's name (variants included)
+            raise InputError(path, f"audit.known_shortcuts[{k}].task: {ks['task']!r} is not a task of this suite "
+                                   f"({', '.join(sorted(names))})")
+        if not is_guesser(ks["guesser"]):
+            raise InputError(path, f"audit.known_shortcuts[{k}].guesser: {ks['guesser']!r} is not a guesser the "
+                                   f"audit reports")
     return tasks
 
 
