@@ -98,13 +98,6 @@ def chimerax_worker(jobs_path: str) -> int:
 
 
 # ------------------------------------------------------------------ misigen side
-def _residue_matches(want, chain, resseq) -> bool:
-    text = str(want)
-    if text[:1].isalpha():
-        return chain == text[0] and resseq == int(text[1:])
-    return resseq == int(text)
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("dirs", nargs="*", type=Path)
@@ -121,6 +114,8 @@ def main(argv=None) -> int:
     if args.geometry:
         os.environ["MISIGEN_LIGAND_CHEMISTRY"] = "geometry"
     sys.path.insert(0, str(ROOT / "blender_addon"))
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from bench_literature_hbonds import residue_matches  # noqa: E402  (one rule for "residue A25")
     import rdkit.Chem  # noqa: F401  (before anything else that links Boost.Python)
     import numpy as np
     import yaml
@@ -172,8 +167,8 @@ def main(argv=None) -> int:
         lc = lm = "-"
         if e in lit:
             core = [str(x) for x in lit[e]["residues"]]
-            hc = [x for x in core if any(_residue_matches(x, c, n) for c, n, *_ in pc)]
-            hm = [x for x in core if any(_residue_matches(x, c, n) for c, n, *_ in pm)]
+            hc = [x for x in core if any(residue_matches(x, c, n) for c, n, *_ in pc)]
+            hm = [x for x in core if any(residue_matches(x, c, n) for c, n, *_ in pm)]
             tot["lit_n"] += len(core)
             tot["lit_cx"] += len(hc)
             tot["lit_mis"] += len(hm)

@@ -221,17 +221,12 @@ def _check_answer(rec: dict) -> list[str]:
             return [f"answer {answer!r} is not a letter A-D"]
         if "correct" in program and program["correct"] != answer:
             problems.append(f"answer {answer} disagrees with the program's correct option {program['correct']}")
-    elif kind == "pocket":
-        bonds = _pocket_bonds(answer)
+    elif kind in H_BOND_ANSWERS:
+        read, keys, form = H_BOND_ANSWERS[kind]
+        bonds = read(answer)
         if bonds is None:
-            problems.append(f"answer does not parse as H-bonds 'RES NUM ATOM CHAIN, LIGATOM; …': {answer!r}")
-        elif "hbonds" in program and _bond_set(bonds, POCKET_KEY) != _bond_set(program["hbonds"], POCKET_KEY):
-            problems.append("answer's H-bonds disagree with the program's")
-    elif kind == "residue":
-        bonds = _residue_bonds(answer)
-        if bonds is None:
-            problems.append(f"answer does not parse as 'No' or 'Yes: RES ATOM, LIGATOM; …': {answer!r}")
-        elif "hbonds" in program and _bond_set(bonds, RESIDUE_KEY) != _bond_set(program["hbonds"], RESIDUE_KEY):
+            problems.append(f"answer does not parse as {form}: {answer!r}")
+        elif "hbonds" in program and _bond_set(bonds, keys) != _bond_set(program["hbonds"], keys):
             problems.append("answer's H-bonds disagree with the program's")
     return problems
 
@@ -263,6 +258,11 @@ def _residue_bonds(answer: str):
     except ValueError:
         return None
     return [{"resname": r, "protein_atom": pa, "ligand_atom": la} for r, pa, la in pairs]
+
+
+# answer kind → (reader, the bond fields compared, the form named in the error)
+H_BOND_ANSWERS = {"pocket": (_pocket_bonds, POCKET_KEY, "H-bonds 'RES NUM ATOM CHAIN, LIGATOM; …'"),
+                  "residue": (_residue_bonds, RESIDUE_KEY, "'No' or 'Yes: RES ATOM, LIGATOM; …'")}
 
 
 def _front(rec: dict, sidecar) -> Sidecar | None:
