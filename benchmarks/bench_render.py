@@ -118,7 +118,7 @@ def plan(shown, style, pairs):
     from misigen.pipeline.render_job import plan_views
     from misigen.core.scene_plan import part_matrices
     from misigen.core import geometry
-    from misigen.core.commands import parse_ops
+    from misigen.core.op_grammar import parse_ops
     base = plan_views(shown, style, VIEWS, None, labels=False)   # the same framing for any subset
     camera = base[0][1].camera
     out = []

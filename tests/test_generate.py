@@ -131,7 +131,7 @@ def test_rendered_sidecars_are_readable(rendered_dataset):
 
 def test_rendered_translation_agrees_with_its_answer(rendered_dataset):
     """The target image's atoms sit exactly `move` Å from the start front view's, in camera X/Y."""
-    from misigen.core.commands import parse_ops
+    from misigen.core.op_grammar import parse_ops
     out, _ = rendered_dataset
     for line in (out / "annotations.jsonl").read_text().splitlines():
         rec = json.loads(line)

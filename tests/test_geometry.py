@@ -4,7 +4,7 @@ import pytest
 
 from misigen.core import geometry
 from misigen.core.camera import Camera, frame_points, visible_atoms
-from misigen.core.commands import Op, format_ops, parse_ops
+from misigen.core.op_grammar import Op, format_ops, parse_ops
 from misigen.core.labels import LabelPlan, label_items, layout_labels
 from misigen.core.scene_plan import part_matrices, posed_coords, shown_structure
 

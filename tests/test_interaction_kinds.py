@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from misigen.core import geometry
-from misigen.core.commands import parse_ops
+from misigen.core.op_grammar import parse_ops
 from misigen.core.interactions import find_interactions
 from misigen.core.loader import discover, load_structure
 from misigen.core.tasks import load_suite, plan_samples, score_answer

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from misigen.core import geometry
-from misigen.core.commands import Op, format_ops, parse_ops
+from misigen.core.op_grammar import Op, format_ops, parse_ops
 from misigen.core.errors import InputError
 from misigen.core.scene_plan import shown_structure
 from misigen.core.tasks import (REGISTRY, PartnerCatalog, answer_distribution, load_suite, plan_samples,
@@ -510,7 +510,7 @@ def test_residue_ligand_matched_negatives(tasks, hivp, style, tmp_path):
     yes = [s for s in samples if s.answer != "No"]
     no = [s for s in samples if s.answer == "No"]
     assert yes and len(no) == len(yes) or len(no) == len(yes) - 1
-    from misigen.core.tasks.interact import residue_class
+    from misigen.core.tasks.hbond_questions import residue_class
     for y, n in zip(yes, no):
         ry, rn = y.program["residue"]["resname"], n.program["residue"]["resname"]
         assert ry == rn or residue_class(ry) == residue_class(rn)

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from misigen.core import geometry
-from misigen.core.commands import parse_ops
+from misigen.core.op_grammar import parse_ops
 from misigen.core.loader import discover, load_structure
 from misigen.core.scene_plan import shown_structure
 from misigen.core.tasks import PartnerCatalog, load_suite, plan_samples, split_for

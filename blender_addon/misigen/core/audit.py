@@ -2,16 +2,11 @@
 
 Pure Python + numpy (no bpy, no file reading): give it the QA records and, optionally, a
 function that returns a small grey-scale array for an image path. Per task it reports the
-answer distribution, letter balance, and the accuracy of guessers that never look at the
-molecules' motion or geometry:
-
-- cloze tasks: the majority answer and the majority of each answer feature (axis, sign …);
-- choice tasks with text options (T8): the most central / odd-one-out option, nearest the median,
-  most / least shared values, smallest / largest move;
-- choice tasks with image options (T5, T6): odd one out, most central, nearest to / farthest from
-  the reference after-image and from the target's (or the complex's) front view;
-- residue–ligand interaction (T4): the majority answer and the residue type alone (leave-one-out);
-- every record: images repeated within the record (same file or same bytes).
+answer distribution and the accuracy of guessers that never look at the molecules' motion or
+geometry. Which guessers run is the registry's: each task type's ``audit`` hook and its answer
+kind's (``core/tasks/guessers.py``: majorities of move/roll answers and their features, letter
+balance, option-text and option-image guessers, the residue type of a Yes/No question …); every
+record is also checked for images repeated within it (same file or same bytes).
 
 Each judged guesser is compared with chance by a one-sided Wilson lower bound at the suite's
 confidence: it is flagged when that bound exceeds chance + margin, so a small dataset does not
@@ -21,28 +16,12 @@ Informational rows (marked "info") use the geometry a careful reader uses too an
 from __future__ import annotations
 
 import math
-from collections import Counter, defaultdict
+from collections import defaultdict
 from statistics import NormalDist
 
-import numpy as np
 
-from .commands import parse_ops
-
-LETTERS = "ABCD"
-POLAR_SIDE_CHAINS = {"SER", "THR", "ASN", "GLN", "ASP", "GLU", "LYS", "ARG", "HIS", "TYR", "TRP", "CYS"}
-
-
-GUESSERS = ("majority answer", "residue type (leave-one-out)", "polar side chain says Yes", "most central",
-            "odd one out", "nearest the median", "most shared values", "least shared values", "smallest move",
-            "largest move", "odd one out (pixels)", "most central (pixels)")
-GUESSER_PATTERNS = (r"always [A-D]", r"majority (move|roll) (axis|sign)",
-                    r"(nearest to|farthest from) the (reference after|target front|front)")
-
-
-def is_guesser(name: str) -> bool:
-    """Whether ``name`` is a guesser the audit can report (for checking a suite's known shortcuts)."""
-    import re
-    return name in GUESSERS or any(re.fullmatch(p, name) for p in GUESSER_PATTERNS)
+from .tasks.catalog import REGISTRY
+from .tasks.guessers import image_guessers, text_guessers  # noqa: F401  (re-exported: the audit's guessers)
 
 
 def wilson_lower(k: float, n: int, confidence: float) -> float:
@@ -54,55 +33,6 @@ def wilson_lower(k: float, n: int, confidence: float) -> float:
     centre = p + z * z / (2 * n)
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
     return max(0.0, (centre - half) / (1 + z * z / n))
-
-
-def _pick(scores: list[float], best=min) -> list[int]:
-    """Indices achieving the best score (all of them: ties share the credit)."""
-    target = best(scores)
-    return [k for k, s in enumerate(scores) if abs(s - target) <= 1e-9 * max(1.0, abs(target))]
-
-
-def _credit(picked: list[int], correct: int) -> float:
-    return (1.0 / len(picked)) if correct in picked else 0.0
-
-
-# ------------------------------------------------------------------ option-text guessers (T8)
-def _moves(options: list[str]) -> np.ndarray:
-    out = []
-    for text in options:
-        ops = {op.axis: op.value for op in parse_ops(text)}
-        out.append([ops.get("x", 0.0), ops.get("y", 0.0)])
-    return np.asarray(out, float)
-
-
-def text_guessers(options: list[str]) -> dict[str, list[int]]:
-    """Option indices each text-only guesser picks (several = a tie)."""
-    v = _moves(options)
-    mean = v.mean(axis=0)
-    med = np.median(v, axis=0)
-    dist_mean = [float(np.linalg.norm(x - mean)) for x in v]
-    dist_med = [float(np.abs(x - med).sum()) for x in v]
-    values = Counter(float(a) for row in v for a in row)
-    shared = [sum(values[float(a)] - 1 for a in row) for row in v]
-    l1 = [float(np.abs(x).sum()) for x in v]
-    return {"most central": _pick(dist_mean), "odd one out": _pick(dist_mean, max),
-            "nearest the median": _pick(dist_med), "most shared values": _pick(shared, max),
-            "least shared values": _pick(shared), "smallest move": _pick(l1), "largest move": _pick(l1, max)}
-
-
-# ------------------------------------------------------------------ option-image guessers (T5, T6)
-def image_guessers(options: list[np.ndarray], refs: dict[str, np.ndarray]) -> dict[str, list[int]]:
-    """Option indices each image-only guesser picks. ``refs``: role → image (e.g. the reference
-    after-image, the target's front view)."""
-    flat = [o.ravel() for o in options]
-    d = np.array([[float(np.linalg.norm(a - b)) for b in flat] for a in flat])
-    total = d.sum(axis=1).tolist()
-    out = {"odd one out (pixels)": _pick(total, max), "most central (pixels)": _pick(total)}
-    for role, img in refs.items():
-        to = [float(np.linalg.norm(f - img.ravel())) for f in flat]
-        out[f"nearest to {role}"] = _pick(to)
-        out[f"farthest from {role}"] = _pick(to, max)
-    return out
 
 
 # ------------------------------------------------------------------ the audit
@@ -139,36 +69,12 @@ def audit_records(records: list[dict], load_image=None, settings: dict | None = 
     for task, recs in sorted(by_task.items()):
         rows = _Rows()
         section: dict = {"n": len(recs)}
-        answers = Counter(r["answer"] for r in recs)
-        section["distinct_answers"] = len(answers)
-        kind = recs[0]["program"].get("kind")
-        if kind in ("cloze", "docking"):
-            _cloze(recs, rows, answers)
-        if kind in ("choice", "location"):
-            letters = Counter(r["answer"] for r in recs)
-            n_opt = max(len(r["options"] or []) for r in recs) or 4      # a spec may ask 2–4 options
-            used = LETTERS[:n_opt]
-            section["letters"] = {L: letters.get(L, 0) for L in used}
-            section["letter_max_deviation"] = round(max(abs(letters.get(L, 0) / len(recs) - 1 / n_opt)
-                                                        for L in used), 4)
-            for L in used:
-                rows.set(f"always {L}", letters.get(L, 0), len(recs), 1 / n_opt, "prior")
-        if kind == "location":
-            for r in recs:
-                correct = LETTERS.index(r["answer"])
-                for name, picked in text_guessers(r["options"]).items():
-                    rows.add(name, _credit(picked, correct), 1 / len(r["options"]), "option text")
-        if kind == "choice":
-            if images_used:
-                _image_choice(recs, rows, load_image)
-            else:
-                section["note"] = "images not rendered: option-image guessers skipped"
-        if kind == "residue_hbonds":
-            _residue(recs, rows)
-        if kind == "pocket_hbonds":
-            section["answered_no"] = sum(1 for r in recs if r["answer"] == "No")
-            _top, count = answers.most_common(1)[0]
-            rows.set("majority answer", count, len(recs), None, "info")
+        section["distinct_answers"] = len({r["answer"] for r in recs})
+        kind = REGISTRY.kind_of(task, recs[0].get("program"))
+        tt = REGISTRY.of(task, recs[0].get("program"))
+        for hook in (kind.audit, tt.audit):     # the answer kind's guessers first (letters), then the task's
+            if hook is not None:
+                hook(recs, rows, section, load_image)
         section["guessers"] = []
         for name in sorted(rows.n):
             n, k, chance = rows.n[name], rows.credit[name], rows.chance[name]
@@ -193,77 +99,6 @@ def audit_records(records: list[dict], load_image=None, settings: dict | None = 
     return {"settings": {"margin": margin, "confidence": confidence, "images": images_used},
             "tasks": tasks, "flagged": flagged, "known": known_hits, "repeated_images": repeats,
             "ok": not flagged and repeats == 0}
-
-
-def _cloze(recs, rows: _Rows, answers: Counter) -> None:
-    top, _count = answers.most_common(1)[0]
-    space = max(len(answers), _answer_space(recs[0]["program"]))
-    for r in recs:
-        rows.add("majority answer", float(r["answer"] == top), 1.0 / space, "prior")
-    feats = defaultdict(Counter)
-    for r in recs:
-        for op in r["program"]["ops"]:
-            feats[f"{op['op']} axis"][op["axis"]] += 1
-            feats[f"{op['op']} sign"]["+" if op["value"] > 0 else "-"] += 1
-    for feat, counts in feats.items():
-        values = _feature_space(recs[0]["program"], feat) or len(counts)
-        if values < 2:
-            continue
-        _top, top_n = counts.most_common(1)[0]
-        rows.set(f"majority {feat}", top_n, sum(counts.values()), 1.0 / values, "prior")
-
-
-def _answer_space(program: dict) -> int:
-    return int(program.get("answer_space", 1))
-
-
-def _feature_space(program: dict, feat: str) -> int:
-    if program.get("kind") == "cloze":
-        if feat.endswith("axis"):
-            return len(program["axes"])
-        lo, hi = program["value_range"]
-        return 2 if lo < 0 < hi else 1
-    if program.get("kind") == "docking":
-        return {"roll axis": len(program.get("roll_axes", "xyz")), "roll sign": 2, "move axis": 1,
-                "move sign": 2}.get(feat, 0)
-    return 0
-
-
-def _residue(recs, rows: _Rows) -> None:
-    yes = [r["answer"] != "No" for r in recs]
-    majority = Counter(yes).most_common(1)[0][0]
-    by_type = defaultdict(list)
-    for r, y in zip(recs, yes):
-        by_type[r["program"]["residue"]["resname"]].append(y)
-    for r, y in zip(recs, yes):
-        rows.add("majority answer", float(y == majority), 0.5, "prior")
-        others = list(by_type[r["program"]["residue"]["resname"]])
-        others.remove(y)
-        n_yes = sum(others)
-        guess = 0.5 if 2 * n_yes == len(others) else float((2 * n_yes > len(others)) == y)
-        rows.add("residue type (leave-one-out)", guess, 0.5, "question text")
-        rows.add("polar side chain says Yes", float((r["program"]["residue"]["resname"] in POLAR_SIDE_CHAINS) == y),
-                 0.5, "question text")
-        d = r["program"].get("min_polar_distance")
-        if d is not None:
-            rows.add("polar atoms within 3.5 Å say Yes (uses geometry)", float((d <= 3.5) == y), 0.5, "info")
-
-
-def _image_choice(recs, rows: _Rows, load_image) -> None:
-    for r in recs:
-        roles = r["program"].get("image_roles", [])
-        refs = {}
-        for role in ("reference after", "target front", "front"):
-            if role in roles:
-                img = load_image(r["images"][roles.index(role)])
-                if img is not None:
-                    refs[f"the {role}"] = img
-        opts = [load_image(p) for p in r["options"]]
-        if any(o is None for o in opts):
-            continue
-        correct = LETTERS.index(r["answer"])
-        for name, picked in image_guessers(opts, refs).items():
-            rows.add(name, _credit(picked, correct), 1 / len(opts), "option images")
 
 
 def _repeats(recs, load_image) -> int:

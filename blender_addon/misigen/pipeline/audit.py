@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from ..core.audit import audit_records, format_audit
+from ..core.tasks.spec import load_dataset_modules
 from .output import inside, write_json_atomic
 
 
@@ -48,9 +49,11 @@ def audit_dataset(out: Path, settings: dict | None = None) -> dict:
     """Audit the dataset in ``out``; write ``out/audit.json``; return the report."""
     out = Path(out)
     records = [json.loads(line) for line in (out / "annotations.jsonl").read_text().splitlines() if line.strip()]
+    manifest = out / "manifest.json"
+    meta = json.loads(manifest.read_text()) if manifest.is_file() else {}
+    load_dataset_modules(meta)             # the suite's own task modules, if any
     if settings is None:
-        manifest = out / "manifest.json"
-        settings = json.loads(manifest.read_text()).get("audit_settings", {}) if manifest.is_file() else {}
+        settings = meta.get("audit_settings", {})
     images = any((out / p).is_file() for r in records[:50] for p in r["images"][:1])
     loader = ImageLoader(out, settings.get("image_size", 64)) if images else None
     report = audit_records(records, loader, settings)

@@ -7,15 +7,18 @@ import json
 from pathlib import Path
 
 from ..core.errors import InputError
+from ..core.tasks.spec import load_dataset_modules
 
 SPLITS = ("train", "test", "all")
 
 
 def load_records(out: Path) -> list[dict]:
-    """Every QA record of ``OUT/annotations.jsonl``; a bad line is an InputError naming it."""
+    """Every QA record of ``OUT/annotations.jsonl``; a bad line is an InputError naming it. The
+    task modules of the dataset's suite (its own tasks, if any) are loaded into the registry."""
     path = Path(out) / "annotations.jsonl"
     if not path.is_file():
         raise InputError(path, "missing (is this a folder written by 'generate'?)")
+    load_dataset_modules(load_manifest(out))
     records = []
     for n, rec in jsonl_lines(path):
         if not isinstance(rec, dict) or not all(k in rec for k in ("id", "task", "split", "answer", "images")):

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..core import geometry
 from ..core.camera import frame_points
-from ..core.commands import parse_ops
+from ..core.op_grammar import parse_ops
 from ..core.loader import StructureSource, load_structure
 from ..core.scene_plan import RenderSpec, annotate, part_matrices, posed_coords, shown_structure
 from ..core.style import atom_radii

@@ -1,10 +1,10 @@
 """The ``score`` command: a predictions file against a dataset, as MiSI-Bench's two tables.
 
 Predictions: one ``{"id": ..., "prediction": "..."}`` per line. Rows are tasks in suite
-order, residue–ligand interaction split into its Yes (``/pos``) and No (``/neg``) questions;
-scores are percentages (mean over the row's questions); averages are unweighted means over
-rows, over all rows and over the paper's "Avg." rows (without translation+rotation and
-rotation+rotation). An id of the dataset without a prediction scores 0 and is listed.
+order, Yes/No tasks split into their Yes (``/pos``) and No (``/neg``) questions; scores are
+percentages (mean over the row's questions); averages are unweighted means over rows, over all
+rows and over the paper's "Avg." rows (the task types the registry counts in it:
+``TaskType.paper_average``). An id of the dataset without a prediction scores 0 and is listed.
 """
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ from pathlib import Path
 
 from ..core.errors import InputError
 from .output import write_text_atomic
+from ..core.tasks import score_answer
+from ..core.tasks.scoring import in_paper_average, is_list_task, score_row
 from .records import by_split, jsonl_lines, load_manifest, load_records, task_order, tiny
 
 
@@ -33,8 +35,6 @@ def load_predictions(path: Path) -> dict[str, str]:
 
 
 def row_order(records, manifest: dict | None = None) -> list[str]:
-    from ..core.tasks.scoring import score_row
-
     present = {score_row(r) for r in records}
     rows = []
     for task in task_order(records, manifest):
@@ -45,16 +45,13 @@ def row_order(records, manifest: dict | None = None) -> list[str]:
 
 def score_records(records, predictions: dict[str, str], manifest: dict | None = None) -> dict:
     """The score tables as a dict (the ``--json`` layout)."""
-    from ..core.tasks import score_answer
-    from ..core.tasks.scoring import in_paper_average, rules_for, score_row
-
     rows = {name: {"n": 0, "exact": 0.0, "composite": 0.0, "f1": 0.0, "unparsed": 0, "missing": 0,
                    "list": False, "paper": True} for name in row_order(records, manifest)}
     missing = []
     for rec in records:
         row = rows[score_row(rec)]
         row["n"] += 1
-        row["list"] = rules_for(rec["task"], rec.get("program"))[1] == "hbonds"     # H-bond or residue lists
+        row["list"] = is_list_task(rec)       # H-bond or residue lists: F1 too
         row["paper"] = in_paper_average(rec)
         if rec["id"] not in predictions:
             missing.append(rec["id"])
@@ -77,6 +74,7 @@ def score_records(records, predictions: dict[str, str], manifest: dict | None = 
     paper = [k for k, r in rows.items() if r["paper"]]
     known = {r["id"] for r in records}
     average = {"all": _average(list(rows), rows, exact, composite), "paper": _average(paper, rows, exact, composite)}
+    average["paper"]["excluded"] = list(dict.fromkeys(k.split("/")[0] for k, r in rows.items() if not r["paper"]))
     return {"tasks": tasks, "average": average, "missing": sorted(missing),
             "unknown_ids": sorted(set(predictions) - known)}
 
@@ -103,7 +101,8 @@ def _average(names: list, rows: dict, exact: dict, composite: dict) -> dict:
 def format_tables(result: dict, title: str = "") -> str:
     """Table 1 (composite, with F1 for H-bond rows) and Table 2 (exact match) as Markdown."""
     t, avg = result["tasks"], result["average"]
-    paper_label = "average, paper (no translation_rotation, rotation_rotation)"
+    excluded = avg["paper"].get("excluded", [])
+    paper_label = "average, paper" + (f" (no {', '.join(excluded)})" if excluded else "")
     lines = [f"Table 1 — composite score (%){' — ' + title if title else ''}", "",
              "| row | n | composite | F1 | unparsed | missing |", "|---|--:|--:|--:|--:|--:|"]
     for name, r in t.items():

@@ -3,13 +3,11 @@
 Beyond the shape of every file it checks what can be re-derived without the inputs:
 - the manifest against the folder: record count, ``annotations_sha256``, image and failure counts;
 - every image decodes (Pillow) at the size its sidecar states;
-- move/roll answers against the sidecars: the after-image's atoms sit where the answer's
-  transform puts the start image's atoms (translation, rotation, zooming); the docking move
-  brings the moved ligand's centre back; the interaction-location option named by the answer
-  brings the named H-bond to the screen centre;
-- H-bond answers name atoms that exist in the record's images;
-- answers agree with the record's program (ops, correct letter).
-Every mismatch is a defect: one 'where: what' line each.
+- options: 2–4 distinct, as many as the record's program lists;
+- answers parse, are canonical and agree with the record's program (its answer kind's ``check``);
+- answers replay on the sidecars (its task type's ``rederive``: e.g. an after-image's atoms sit
+  where the answer's transform puts the start image's; named atoms exist in the images).
+Every mismatch is a defect: one 'where: what' line each. The rules come from the task registry.
 """
 from __future__ import annotations
 
@@ -20,40 +18,16 @@ from pathlib import Path
 
 import numpy as np
 
-from ..core import geometry
-from ..core.commands import parse_ops
+from ..core.sidecar import Sidecar
+from ..core.tasks import REGISTRY, score_answer
+from ..core.tasks.spec import load_dataset_modules
 from .output import file_sha256
 
 RECORD_KEYS = ("id", "task", "split", "structure", "question", "images", "options", "answer", "program", "seed")
 SIDECAR_KEYS = ("width", "height", "camera", "atoms", "labels")
 ATOM_KEYS = ("chain", "resseq", "icode", "resname", "name", "element", "ligand", "camera_xyz", "pixel",
              "depth", "visible")
-CLOZE_TASKS = ("translation", "rotation", "zooming")
-LETTERS = "ABCD"
-TOLERANCE = 0.02          # Å: sidecar coordinates are rounded to 0.001 Å
-
-
-class Sidecar:
-    """The parts of one image's sidecar that the checks use."""
-
-    def __init__(self, meta: dict):
-        self.meta = meta
-        atoms = meta["atoms"]
-        self.keys = [(a["chain"], int(a["resseq"]), a["icode"], a["resname"], a["name"], bool(a["ligand"]))
-                     for a in atoms]
-        self.cam = np.array([a["camera_xyz"] for a in atoms], float).reshape(-1, 3)
-        self.ligand = np.array([bool(a["ligand"]) for a in atoms], bool)
-        w2c = np.asarray(meta["camera"].get("world_to_camera", np.eye(4)), float)
-        self.w2c, self.c2w = w2c, np.linalg.inv(w2c)
-        self.world = geometry.apply(self.c2w, self.cam) if len(atoms) else self.cam
-        centre = (meta.get("description") or {}).get("centre")
-        self.centre = np.asarray(centre, float) if centre is not None else None
-
-    def find(self, chain=None, resseq=None, icode=None, resname=None, name=None, ligand=None) -> list[int]:
-        want = (chain, resseq, icode, resname, name, ligand)
-        return [i for i, k in enumerate(self.keys)
-                if all(w is None or (str(v).upper() == str(w).upper() if isinstance(w, str) else v == w)
-                       for v, w in zip(k, want))]
+MAX_OPTIONS = 4           # letters A–D
 
 
 def validate_dataset(out: Path) -> list[str]:
@@ -70,6 +44,10 @@ def validate_dataset(out: Path) -> list[str]:
     except ValueError as exc:
         manifest = None
         problems.append(f"manifest.json: not JSON ({exc})")
+    try:
+        load_dataset_modules(manifest or {})
+    except Exception as exc:  # noqa: BLE001 - a task module that will not load is one clear problem
+        problems.append(f"manifest.json: suite task modules: {exc}")
 
     @functools.lru_cache(maxsize=256)
     def sidecar(rel: str) -> Sidecar | None:
@@ -100,8 +78,7 @@ def validate_dataset(out: Path) -> list[str]:
         paths = list(rec["images"])
         opts = rec["options"]
         if opts is not None:
-            if len(opts) != 4 or len(set(opts)) != 4:
-                problems.append(f"{where}: options must be 4 distinct, got {opts}")
+            problems += [f"{where}: {p}" for p in _check_options(opts, rec["program"] or {})]
             paths += [o for o in opts if isinstance(o, str) and o.startswith("images/")]
         bad_image = False
         for rel in paths:
@@ -187,18 +164,17 @@ def _check_image(out: Path, rel: str) -> str:
     return ""
 
 
-def _ops_of(program_ops) -> list[tuple]:
-    return [(o["op"], o["axis"], float(o["value"])) for o in program_ops]
+def _check_options(opts: list, program: dict) -> list[str]:
+    """2–4 distinct options, as many as the program lists (a spec may ask 2, 3 or 4)."""
+    want = len(program["options"]) if isinstance(program.get("options"), list) else None
+    if not 2 <= len(opts) <= MAX_OPTIONS or len(set(opts)) != len(opts) or (want is not None and len(opts) != want):
+        return [f"options must be {want or f'2–{MAX_OPTIONS}'} distinct, got {opts}"]
+    return []
 
 
 def _check_answer(rec: dict) -> list[str]:
-    """The answer parses and agrees with the record's program."""
-    from ..core.tasks import score_answer
-
-    from ..core.tasks import answer_kind
-
+    """The answer parses, is canonical and agrees with the record's program."""
     answer, program = rec["answer"], rec["program"] or {}
-    task = program.get("task_type", rec["task"])          # variants are checked as their task type
     problems = []
     try:                                   # the task's own parser reads the answer back
         score = score_answer(rec["task"], answer, rec)
@@ -208,159 +184,11 @@ def _check_answer(rec: dict) -> list[str]:
             problems.append(f"answer {answer!r} is not in canonical form {score['prediction']!r}")
     except Exception as exc:  # noqa: BLE001 - any parse failure is a defect to report
         return [f"answer does not parse ({type(exc).__name__}: {exc})"]
-    kind = answer_kind(rec["task"], program)
-    if task in CLOZE_TASKS or task == "docking":
-        try:
-            ops = [(o.verb, o.axis, float(o.value)) for o in parse_ops(answer)]
-        except ValueError as exc:
-            return [f"answer does not parse ({exc})"]
-        if "ops" in program and ops != _ops_of(program["ops"]):
-            problems.append(f"answer {answer!r} disagrees with the program's ops")
-    elif rec["options"] is not None:
-        if answer not in LETTERS:
-            return [f"answer {answer!r} is not a letter A-D"]
-        if "correct" in program and program["correct"] != answer:
-            problems.append(f"answer {answer} disagrees with the program's correct option {program['correct']}")
-    elif kind in H_BOND_ANSWERS:
-        read, keys, form = H_BOND_ANSWERS[kind]
-        bonds = read(answer)
-        if bonds is None:
-            problems.append(f"answer does not parse as {form}: {answer!r}")
-        elif "hbonds" in program and _bond_set(bonds, keys) != _bond_set(program["hbonds"], keys):
-            problems.append("answer's H-bonds disagree with the program's")
-    return problems
-
-
-POCKET_KEY = ("resname", "resseq", "icode", "protein_atom", "chain", "ligand_atom")
-RESIDUE_KEY = ("resname", "protein_atom", "ligand_atom")
-
-
-def _bond_set(bonds, keys) -> set:
-    return {tuple(str(b.get(k, "")).upper().replace("-", "") for k in keys) for b in bonds}
-
-
-def _pocket_bonds(answer: str):
-    """T9's bonds as dicts (the task's own parser), or None when the answer does not parse."""
-    from ..core.tasks.answers import parse_pocket_hbonds
-    try:
-        bonds = parse_pocket_hbonds(answer)
-    except ValueError:
-        return None
-    return [{"resname": r, "resseq": n, "icode": ic, "protein_atom": pa, "chain": "" if c == "-" else c,
-             "ligand_atom": la} for r, n, ic, pa, c, la in bonds]
-
-
-def _residue_bonds(answer: str):
-    """T4's bonds as dicts (the task's own parser), or None when the answer does not parse."""
-    from ..core.tasks.answers import parse_residue_answer
-    try:
-        _yes, pairs = parse_residue_answer(answer)
-    except ValueError:
-        return None
-    return [{"resname": r, "protein_atom": pa, "ligand_atom": la} for r, pa, la in pairs]
-
-
-# answer kind → (reader, the bond fields compared, the form named in the error)
-H_BOND_ANSWERS = {"pocket": (_pocket_bonds, POCKET_KEY, "H-bonds 'RES NUM ATOM CHAIN, LIGATOM; …'"),
-                  "residue": (_residue_bonds, RESIDUE_KEY, "'No' or 'Yes: RES ATOM, LIGATOM; …'")}
-
-
-def _front(rec: dict, sidecar) -> Sidecar | None:
-    """The record's front view: its first image posed without any whole-model ops."""
-    for rel in rec["images"]:
-        side = sidecar(rel)
-        if side is not None and not ((side.meta.get("description") or {}).get("ops") or {}).get("all"):
-            return side
-    return sidecar(rec["images"][0])
+    check = REGISTRY.kind_of(rec["task"], program).check
+    return problems + (check(rec) if check else [])
 
 
 def _rederive(rec: dict, sidecar) -> list[str]:
-    """Re-derive what the sidecars allow; a list of mismatches."""
-    from ..core.tasks import answer_kind
-
-    program = rec["program"] or {}
-    task, answer = program.get("task_type", rec["task"]), rec["answer"]
-    if program.get("interaction", "hbond") != "hbond" and task != "interaction_location":
-        return []                          # residue-level answers of other kinds: nothing atom-level to check
-    if task == "interaction_location" and program.get("interaction", "hbond") != "hbond":
-        return []                          # the centre of a group interaction is not two named atoms
-    if answer_kind(rec["task"], program) in ("yesno", "residues"):
-        return []
-    if task in CLOZE_TASKS:
-        start, after = sidecar(rec["images"][0]), sidecar(rec["images"][-1])
-        if start is None or after is None:
-            return ["sidecar unreadable"]
-        if start.keys != after.keys:
-            return ["start and after images show different atoms"]
-        centre = after.centre if after.centre is not None else start.world.mean(axis=0)
-        m, _ = geometry.compose(parse_ops(answer), centre)
-        predicted = geometry.apply(after.w2c, geometry.apply(m, start.world))
-        err = float(np.abs(predicted - after.cam).max()) if len(predicted) else 0.0
-        if err > TOLERANCE:
-            return [f"the after-image's atoms are up to {err:.2f} Å from where {answer!r} puts them"]
-        return []
-    if task == "docking":
-        combined = sidecar(rec["images"][-1])
-        lig_centre = (rec["program"] or {}).get("ligand_centre")
-        if combined is None or lig_centre is None or not combined.ligand.any():
-            return [] if lig_centre is None else ["docking: the last image shows no ligand"]
-        moved = combined.world[combined.ligand]
-        m, _ = geometry.compose(parse_ops(answer), moved.mean(axis=0))
-        back = geometry.apply(m, moved).mean(axis=0)
-        err = float(np.abs(back - np.asarray(lig_centre, float)).max())
-        if err > TOLERANCE * 5:
-            return [f"docking: {answer!r} leaves the ligand centre {err:.2f} Å from its bound place"]
-        return []
-    if task == "interaction_location":
-        return _check_location(rec, sidecar)
-    if task == "pocket_ligand_interaction":
-        bonds = _pocket_bonds(answer) or []
-        return _named_atoms_exist(rec, sidecar, [({"chain": b["chain"], "resseq": b["resseq"],
-                                                    "icode": b["icode"] or None, "resname": b["resname"],
-                                                    "name": b["protein_atom"], "ligand": False},
-                                                   b["ligand_atom"]) for b in bonds])
-    if task == "residue_ligand_interaction":
-        bonds = _residue_bonds(answer) or []
-        return _named_atoms_exist(rec, sidecar, [({"resname": b["resname"], "name": b["protein_atom"],
-                                                    "ligand": False}, b["ligand_atom"]) for b in bonds])
-    return []
-
-
-def _named_atoms_exist(rec: dict, sidecar, pairs) -> list[str]:
-    sides = [s for s in (sidecar(rel) for rel in rec["images"]) if s is not None]
-    problems = []
-    for protein, ligand_atom in pairs:
-        if not any(s.find(**protein) for s in sides):
-            problems.append(f"H-bond atom {protein['resname']} {protein.get('resseq', '')} {protein['name']} "
-                            "is in none of the record's images")
-        if not any(s.find(name=ligand_atom, ligand=True) for s in sides):
-            problems.append(f"H-bond ligand atom {ligand_atom} is in none of the record's images")
-    return problems
-
-
-def _check_location(rec: dict, sidecar) -> list[str]:
-    """The answered option's moves bring the named H-bond's centre to the screen centre (± 0.5 Å)."""
-    hb = (rec["program"] or {}).get("hbond")
-    front = _front(rec, sidecar)
-    if hb is None or front is None or rec["answer"] not in LETTERS:
-        return []
-    protein = front.find(chain=hb["chain"], resseq=int(hb["resseq"]), resname=hb["resname"],
-                         name=hb["protein_atom"], ligand=False)
-    ligand = front.find(name=hb["ligand_atom"], ligand=True)
-    if not protein or not ligand:
-        return [f"the H-bond {hb['resname']} {hb['resseq']} {hb['protein_atom']} / {hb['ligand_atom']} "
-                "is not in the front image"]
-    mid = (front.cam[protein[0]] + front.cam[ligand[0]]) / 2
-    residual = {}
-    for letter, text in zip(LETTERS, rec["options"]):
-        shift = np.zeros(3)
-        for op in parse_ops(text):
-            if op.verb == "move":
-                shift["xyz".index(op.axis)] += op.value
-        residual[letter] = float(np.abs((mid + shift)[:2]).max())
-    if residual[rec["answer"]] > 0.5 + TOLERANCE:
-        return [f"option {rec['answer']} leaves the H-bond centre {residual[rec['answer']]:.2f} Å off the "
-                "screen centre"]
-    if min(residual.values()) < residual[rec["answer"]] - 1e-6:
-        return [f"option {min(residual, key=residual.get)} centres the H-bond better than the answer"]
-    return []
+    """Re-derive what the sidecars allow (the task type's rule); a list of mismatches."""
+    rederive = REGISTRY.of(rec["task"], rec["program"]).rederive
+    return rederive(rec, sidecar) if rederive else []

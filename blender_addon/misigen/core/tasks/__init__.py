@@ -6,9 +6,12 @@
     samples, failures = plan_samples(tasks[0], structure, style, split, seed)
 
 The package reads top to bottom: ``schema`` (spec language) → ``common`` (samples, seeds,
-cameras, per-structure context) → ``registry`` (one entry per task) → ``base`` (planner loop)
-→ the task modules (``motion``, ``interact``, ``choice``, ``docking``; each registers its
-tasks) → ``catalog`` (imports them) → ``spec`` (loads specs through the registry).
+cameras, per-structure context) → ``answer_kinds`` (how answers are read, scored, checked,
+guessed) → ``registry`` (``TaskType``: every rule of one task) → ``base`` (planner loop) → the
+task modules (``cloze_moves``, ``hbond_questions``, ``interaction_location``, ``option_choice``,
+``docking``; each exports ``TASK_TYPES``) → ``catalog`` (builds ``REGISTRY`` from them) →
+``spec`` (loads suites, their own task ``modules:`` and specs through the registry) →
+``scoring``.
 Each Sample carries RenderSpecs (images, option images) that the pipeline renders once per
 distinct ``spec.key()``; the answer string comes from the one formatter of its task and its
 ``program`` holds the machine-readable ground truth.
@@ -20,7 +23,8 @@ from collections import Counter
 from .base import run_planner
 from .common import Planned, Rejected, Sample, split_for
 from .pairing import PartnerCatalog
-from .registry import REGISTRY, answer_kind, task_names, task_type
+from .catalog import REGISTRY, answer_kind, task_names, task_type
+from .registry import TaskType
 from .scoring import score_answer
 from .spec import TaskSpec, load_suite, load_task_spec
 
@@ -46,12 +50,6 @@ def answer_distribution(samples) -> dict:
     return {t: {k: dict(sorted(v.items())) for k, v in sorted(c.items())} for t, c in sorted(out.items())}
 
 
-def __getattr__(name):
-    if name == "TASK_NAMES":       # the registered task names, in catalog order
-        return task_names()
-    raise AttributeError(name)
-
-
 __all__ = ["load_suite", "load_task_spec", "plan_samples", "split_for", "Sample", "Planned", "Rejected",
            "score_answer", "TaskSpec", "task_names", "task_type", "answer_kind", "answer_distribution",
-           "PartnerCatalog", "REGISTRY"]
+           "PartnerCatalog", "REGISTRY", "TaskType"]

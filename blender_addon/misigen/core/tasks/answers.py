@@ -1,10 +1,10 @@
-"""Answer formatters and parsers beyond move/roll (those are ``core.commands``): H-bond
+"""Answer formatters and parsers beyond move/roll (those are ``core.op_grammar``): H-bond
 lists (T4, T9) and option letters. One formatter, one parser per format; round-trip tested."""
 from __future__ import annotations
 
 import re
 
-from ..commands import format_ops, parse_ops
+from ..op_grammar import format_ops, parse_ops
 from .common import LETTERS
 
 # ------------------------------------------------------------------ H-bond pairs

@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import geometry
 from ..camera import Camera, frame_points
-from ..commands import Op, format_number
+from ..op_grammar import Op, format_number
 from ..scene_plan import PARTS, RenderSpec, part_matrices, posed_coords, shown_structure
 from ..structure import Structure
 from ..style import atom_radii, style_hash

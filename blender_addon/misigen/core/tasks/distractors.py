@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..commands import Op
+from ..op_grammar import Op
 from .common import range_values
 
 SCHEMES = ("magnitude_both", "flip_first", "axis_first")

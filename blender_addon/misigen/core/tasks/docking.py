@@ -17,7 +17,7 @@ from dataclasses import replace
 import numpy as np
 
 from .. import geometry
-from ..commands import Op, format_number, format_ops, parse_ops
+from ..op_grammar import Op, format_number, format_ops, parse_ops
 from ..errors import InputError
 from ..geometry import view_ops
 from ..labels import ligand_atom_id
@@ -25,8 +25,9 @@ from . import prompts
 from .base import Planner, Unavailable
 from .common import (COMPLEX, Planned, Rejected, atom_classes, balanced_order, fit_camera, range_values, rnd,
                      spec_coords, view_distance)
-from .motion import _features
-from .registry import TaskType, register
+from . import baselines, composite, guessers, rederive
+from .cloze_moves import _features
+from .registry import TaskType
 from .schema import REQUIRED, AXIS, VIEWS, Enum, List, Map, Num, Range, rejection
 
 POCKET, LIGAND = ("protein",), ("ligand",)
@@ -221,5 +222,14 @@ def _distinct(d: dict) -> int:
         len(d["displacement"]["sides"]) * len(range_values(d["displacement"]["extra"]))
 
 
-register(TaskType("docking", DockingPlanner, SCHEMA, FIELDS, "ops", check=_check, distinct_answers=_distinct,
-                  features=_features, description="Put the displaced ligand back into its pocket."))
+def _feature_space(program: dict, feat: str) -> int:
+    return {"roll axis": len(program.get("roll_axes", "xyz")), "roll sign": 2, "move axis": 1,
+            "move sign": 2}.get(feat, 0)
+
+
+TASK_TYPES = (
+    TaskType("docking", DockingPlanner, SCHEMA, FIELDS, "ops", check=_check, distinct_answers=_distinct,
+             features=_features, description="Put the displaced ligand back into its pocket.",
+             composite=composite.docking, rederive=rederive.redock, audit=guessers.ops_majorities(_feature_space),
+             guessers=guessers.OPS_GUESSERS, random_answer=baselines.roll_move_space),
+)

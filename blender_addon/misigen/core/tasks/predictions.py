@@ -1,7 +1,7 @@
 """Reading a model's raw output as an answer: lenient about form, strict about content.
 
 ``read_prediction(kind, raw)`` reduces what a model wrote to the strict answer grammar of
-``core.commands`` (``move x 3``, ``roll x 75, move x -14``) and ``answers`` (a letter,
+``core.op_grammar`` (``move x 3``, ``roll x 75, move x -14``) and ``answers`` (a letter,
 ``No`` / ``Yes: ARG NH2, O1B``, ``ARG 221 NH2 A, O22; …``, ``Yes``, ``ASP 189 A; …``), or returns None when no answer
 of that kind can be read. Forgiven, as a human reader would: case and spacing, a trailing
 period, code fences, Markdown bold, ``<think>`` blocks, ``Answer: C``, ``(C)``, ``Option C``,
@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import re
 
-from ..commands import format_ops, parse_ops
+from ..op_grammar import format_ops, parse_ops
 
 KINDS = ("ops", "letter", "residue", "pocket", "yesno", "residues")
+LIST_KINDS = ("residue", "pocket", "residues")      # one answer may list several entries
 
 _THINK = re.compile(r"<think(?:ing)?>.*?</think(?:ing)?>", re.IGNORECASE | re.DOTALL)
 _FENCE = re.compile(r"^\s*```[\w-]*\s*$", re.MULTILINE)
@@ -32,15 +33,18 @@ def read_prediction(kind: str, raw, options=None) -> str | None:
     ``options``: the record's A–D option texts; a prediction that repeats one option's text
     (e.g. ``move x -2, move y 6`` for a location question) reads as that option's letter.
     """
-    if kind not in KINDS:
+    if not isinstance(kind, str):               # an ``AnswerKind`` (a task module may define its own)
+        reader, list_kind = kind.reader, kind.is_list
+    elif kind in KINDS:
+        reader, list_kind = _READERS[kind], kind in LIST_KINDS
+    else:
         raise ValueError(f"unknown answer kind {kind!r} (known: {', '.join(KINDS)})")
     if not isinstance(raw, str):
         return None
     text = _clean(raw)
     if not text:
         return None
-    reader = _READERS[kind]
-    for candidate in _candidates(text, list_kind=kind in ("residue", "pocket", "residues")):
+    for candidate in _candidates(text, list_kind=list_kind):
         got = reader(candidate, options)
         if got is not None:
             return got
@@ -215,4 +219,6 @@ def _read_residues(text: str, options=None) -> str | None:
 _READERS = {"ops": _read_ops, "letter": _read_letter, "residue": _read_residue, "pocket": _read_pocket,
             "yesno": _read_yesno, "residues": _read_residues}
 
-__all__ = ["read_prediction", "KINDS"]
+READERS = _READERS
+
+__all__ = ["read_prediction", "KINDS", "LIST_KINDS", "READERS"]

@@ -1,7 +1,7 @@
 """Text pieces that fill the prompt templates: images, colours, frame rules, grammar."""
 from __future__ import annotations
 
-from ..commands import format_number
+from ..op_grammar import format_number
 
 COLOUR_NAMES = {"#000000": "black", "#FFFFFF": "white", "#909090": "grey", "#FF0D0D": "red",
                 "#3050F8": "blue", "#FFFF30": "yellow", "#FF8000": "orange", "#BF99F2": "light purple",

@@ -1,15 +1,29 @@
-"""One registry entry per task: how its spec is checked, how it is planned, how it is answered.
+"""The task registry: the one place a task exists.
 
-Adding a task = one module that defines a planner and calls ``register(TaskType(...))``, plus
-its line in ``catalog.py`` (CLEVR's template metadata and Kubric's registered handlers are the
-models). Nothing else in the package lists task names.
+A ``TaskType`` carries every rule of one task: its spec keys and checks, its planner, its
+prompt fields, its answer kind (how answers are read, put in canonical form and scored), its
+composite rule and whether MiSI-Bench's average counts it, how ``validate`` re-derives its
+answers from the sidecars, its audit guessers, its random baseline and its answer features
+(for the manifest and the report). Pipeline commands ask the registry; none names a task.
+
+A task module exports its types explicitly (``TASK_TYPES = (TaskType(...), ...)``, and any new
+answer kinds as ``ANSWER_KINDS``); ``catalog.py`` builds the registry from the bundled modules,
+and a suite's ``modules:`` adds user modules the same way (``Registry.add_module``). Importing a
+module registers nothing by itself.
 """
 from __future__ import annotations
 
+import hashlib
+import importlib
+import importlib.util
+import re
+import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable
 
-ANSWER_KINDS = ("ops", "residue", "pocket", "letter", "yesno", "residues")
+from ..errors import InputError
+from .answer_kinds import ANSWER_KINDS, AnswerKind
 
 
 @dataclass(frozen=True)
@@ -18,39 +32,123 @@ class TaskType:
     planner: type                          # a ``base.Planner`` subclass
     schema: dict                           # spec keys beyond the common ones: key → (schema, default)
     fields: frozenset                      # prompt-template fields beyond the common ones
-    answer_kind: str                       # how answers are parsed and scored (ANSWER_KINDS)
+    answer_kind: str                       # how answers are parsed and scored (``answer_kinds.py``)
     check: Callable | None = None          # (data, path) → None; raises InputError on a bad spec
     distinct_answers: Callable | None = None   # data → how many distinct answers one complex can have
     features: Callable | None = None       # program → [(feature, value)] for the answer distribution
     description: str = ""
+    # scoring: (strict, truth, program, exact) → composite in [0, 1]; None = the exact match
+    composite: Callable | None = None
+    paper_average: bool = True             # counted in MiSI-Bench's "Avg." row
+    # validate: (record, sidecar) → problems; ``sidecar(rel)`` gives a ``core.sidecar.Sidecar`` or None
+    rederive: Callable | None = None
+    # audit: (records, rows, section, load_image) → None; adds this task's guessers to ``rows``
+    audit: Callable | None = None
+    guessers: tuple = ()                   # names (or regular expressions) of the guessers ``audit`` reports
+    # baseline: (records of the task) → (record, rng, atoms) → a random answer; None = the answer kind's
+    random_answer: Callable | None = None
     extra: dict = field(default_factory=dict)
 
 
-REGISTRY: dict[str, TaskType] = {}
+class Registry:
+    """Task types by name, in the order they were added, plus the answer kinds they use."""
 
+    def __init__(self, modules=()):
+        self.types: dict[str, TaskType] = {}
+        self.kinds: dict[str, AnswerKind] = dict(ANSWER_KINDS)
+        self.modules: dict[str, object] = {}         # module key → module (user modules once each)
+        for m in modules:
+            self.add_module(m)
 
-def register(task: TaskType) -> TaskType:
-    if task.name in REGISTRY:
-        raise ValueError(f"task {task.name!r} registered twice")
-    if task.answer_kind not in ANSWER_KINDS:
-        raise ValueError(f"task {task.name!r}: unknown answer kind {task.answer_kind!r}")
-    REGISTRY[task.name] = task
-    return task
+    # ------------------------------------------------------------------ building
+    def add(self, task: TaskType) -> TaskType:
+        if task.name in self.types:
+            raise ValueError(f"task {task.name!r} registered twice")
+        if task.answer_kind not in self.kinds:
+            raise ValueError(f"task {task.name!r}: unknown answer kind {task.answer_kind!r}")
+        self.types[task.name] = task
+        return task
 
+    def add_module(self, module, key: str | None = None):
+        """Add the ``ANSWER_KINDS`` and ``TASK_TYPES`` a module exports (once per module)."""
+        key = key or module.__name__
+        if key in self.modules:
+            return module
+        types = getattr(module, "TASK_TYPES", None)
+        if not isinstance(types, (tuple, list)) or not all(isinstance(t, TaskType) for t in types):
+            raise ValueError(f"module {key}: TASK_TYPES must be a tuple of TaskType")
+        for kind in getattr(module, "ANSWER_KINDS", ()):
+            if kind.name in self.kinds and self.kinds[kind.name] is not kind:
+                raise ValueError(f"module {key}: answer kind {kind.name!r} defined twice")
+            self.kinds[kind.name] = kind
+        for t in types:
+            self.add(t)
+        self.modules[key] = module
+        return module
 
-def task_type(name: str) -> TaskType:
-    from . import catalog  # noqa: F401  (importing the catalog registers every task)
-    return REGISTRY[name]
+    def load(self, ref: str, base: Path | None, where) -> None:
+        """A suite's ``modules:`` entry: a file ``*.py`` (relative to ``base``, the suite's folder),
+        or an importable module name (``my_tasks.distance``; the suite's folder is searched too)."""
+        try:
+            if ref.endswith(".py"):
+                path = ((base or Path.cwd()) / ref).resolve()
+                if not path.is_file():
+                    raise InputError(where, f"modules: no such file {ref!r} (paths are relative to the suite's folder)")
+                key = f"misigen_user_tasks.{re.sub(r'[^0-9A-Za-z_]', '_', path.stem)}_" \
+                      f"{hashlib.sha256(str(path).encode()).hexdigest()[:8]}"
+                if key in self.modules:
+                    return
+                spec = importlib.util.spec_from_file_location(key, path)
+                module = importlib.util.module_from_spec(spec)
+                sys.modules[key] = module
+                spec.loader.exec_module(module)
+            else:
+                key = ref
+                if key in self.modules:
+                    return
+                added = base is not None and str(base) not in sys.path
+                if added:
+                    sys.path.insert(0, str(base))
+                try:
+                    module = importlib.import_module(ref)
+                finally:
+                    if added:
+                        sys.path.remove(str(base))
+            self.add_module(module, key)
+        except InputError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - any failure of user code is one clear input error
+            raise InputError(where, f"modules: cannot load task module {ref!r} ({type(exc).__name__}: {exc})") from None
 
+    # ------------------------------------------------------------------ asking
+    def __contains__(self, name) -> bool:
+        return name in self.types
 
-def task_names() -> tuple:
-    from . import catalog  # noqa: F401
-    return tuple(REGISTRY)
+    def __iter__(self):
+        return iter(self.types)
 
+    def __getitem__(self, name: str) -> TaskType:
+        return self.types[name]
 
-def answer_kind(name: str, program: dict | None = None) -> str:
-    """How a task's answers are parsed and scored: the program's own kind when a spec variant
-    changes it (interaction kinds beyond H-bonds), else the task type's."""
-    if program and program.get("answer_kind"):
-        return program["answer_kind"]
-    return task_type(program.get("task_type", name) if program else name).answer_kind
+    def names(self) -> tuple:
+        return tuple(self.types)
+
+    def of(self, task_name: str, program: dict | None = None) -> TaskType:
+        """The task type of a record's task (a spec variant names its type in the program)."""
+        name = (program or {}).get("task_type", task_name)
+        try:
+            return self.types[name]
+        except KeyError:
+            raise ValueError(f"no scoring rule for task {name!r}: not a registered task (is the task module of "
+                             f"its suite loaded?)") from None
+
+    def kind_of(self, task_name: str, program: dict | None = None) -> AnswerKind:
+        """How a record's answers are read and scored: the program's own kind when a spec variant
+        changes it (interaction kinds beyond H-bonds), else its task type's."""
+        if program and program.get("answer_kind"):
+            return self.kinds[program["answer_kind"]]
+        return self.kinds[self.of(task_name, program).answer_kind]
+
+    def guessers(self, task_type: str) -> tuple:
+        t = self.types[task_type]
+        return t.guessers + self.kinds[t.answer_kind].guessers

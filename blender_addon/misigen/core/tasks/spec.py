@@ -4,18 +4,25 @@ Every parameter that shapes the data lives in a spec. A problem (unknown key, wr
 empty range, impossible count, bad template field) raises ``InputError(file, "key: reason")``
 before anything is planned or rendered. Each task's own keys and checks come from its
 registry entry (``registry.py``).
+
+A suite may bring its own tasks: ``modules:`` lists Python files (``*.py``, relative to the suite's
+folder) or importable module names; each exports ``TASK_TYPES`` (``registry.TaskType``), which are
+added to the registry before the suite's specs are read. Dataset commands (validate, score, audit,
+baseline, export, report) load the same modules from the suite the dataset's manifest names
+(``load_dataset_modules``).
 """
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import InputError
 from ..resources import task_specs_dir
 from ..style import read_yaml
-from .registry import task_names, task_type
+from .catalog import REGISTRY, task_names, task_type
 from .schema import REQUIRED, Bool, Enum, Int, List, Map, Num, Str, check_template
 
 REPO_TASK_SPECS = task_specs_dir()     # bundled specs: package data, or the checkout's task_specs/
@@ -38,6 +45,7 @@ SUITE = Map({
     "name": (Str(), REQUIRED),
     "description": (Str(), None),
     "tasks": (List(Str()), REQUIRED),
+    "modules": (List(Str(), min_len=0), []),
     "split": (Map({"test_fraction": (Num(0, 1), 490 / 3993)}), {}),
     "camera": (Map({"zoom_clearance": (Num(0), 4.0)}), {}),
     "audit": (Map({"margin": (Num(0, 1), 0.05), "confidence": (Num(0.5, 0.9999), 0.99),
@@ -107,6 +115,8 @@ def load_suite(path) -> list[TaskSpec]:
     path = Path(path)
     raw = read_yaml(path)
     suite = SUITE.check(raw, path, "")
+    for ref in suite["modules"]:
+        REGISTRY.load(ref, path.parent.resolve(), path)
     settings = {"name": suite["name"], "test_fraction": float(suite["split"]["test_fraction"]),
                 "zoom_clearance": float(suite["camera"]["zoom_clearance"]), "audit": suite["audit"],
                 "path": str(path)}
@@ -120,15 +130,30 @@ def load_suite(path) -> list[TaskSpec]:
             raise InputError(path, f"tasks[{k}]: task {spec.name!r} appears twice")
         names.add(spec.name)
         tasks.append(spec)
-    from ..audit import is_guesser
+    types = {t.name: t.type for t in tasks}
     for k, ks in enumerate(suite["audit"]["known_shortcuts"]):
         if ks["task"] not in names:           # records carry the spec's name (variants included)
             raise InputError(path, f"audit.known_shortcuts[{k}].task: {ks['task']!r} is not a task of this suite "
                                    f"({', '.join(sorted(names))})")
-        if not is_guesser(ks["guesser"]):
+        if not any(ks["guesser"] == p or re.fullmatch(p, ks["guesser"]) for p in REGISTRY.guessers(types[ks["task"]])):
             raise InputError(path, f"audit.known_shortcuts[{k}].guesser: {ks['guesser']!r} is not a guesser the "
-                                   f"audit reports")
+                                   f"audit reports for {ks['task']}")
     return tasks
 
 
-__all__ = ["TaskSpec", "load_task_spec", "load_suite", "REPO_TASK_SPECS", "BASE_FIELDS", "Enum"]
+def load_dataset_modules(manifest: dict) -> None:
+    """Add the task modules of the suite a dataset was generated from (its manifest's ``suite``)."""
+    suite = manifest.get("suite")
+    if not suite or not Path(suite).is_file():
+        return                 # bundled tasks only (or the suite moved: its records then name unknown tasks)
+    raw = read_yaml(Path(suite))
+    refs = raw.get("modules") if isinstance(raw, dict) else None
+    if not refs:
+        return
+    if not isinstance(refs, list) or not all(isinstance(r, str) for r in refs):
+        raise InputError(suite, "modules: expected a list of module names or .py paths")
+    for ref in refs:
+        REGISTRY.load(ref, Path(suite).parent.resolve(), suite)
+
+
+__all__ = ["TaskSpec", "load_task_spec", "load_suite", "load_dataset_modules", "REPO_TASK_SPECS", "BASE_FIELDS", "Enum"]

@@ -17,15 +17,15 @@ import os
 from pathlib import Path
 
 from ...core.errors import InputError
+from ...core.tasks.scoring import score_row
 from ..output import inside, write_text_atomic
 from ..records import option_texts, prompt_images
 from . import Selection, link_images, subset_note
 
 FIELDS = {
     "id": "stable question id (as in OUT/annotations.jsonl)",
-    "task": "task name (translation, rotation, zooming, residue_ligand_interaction, translation_rotation, "
-            "rotation_rotation, docking, interaction_location, pocket_ligand_interaction)",
-    "row": "score-table row: the task, residue_ligand_interaction split into /pos and /neg by its true answer",
+    "task": "task name (the suite's; see the dataset card below)",
+    "row": "score-table row: the task, Yes/No tasks split into /pos and /neg by their true answer",
     "split": "train or test (by structure)",
     "structure": "input structure id",
     "question": "the full prompt a model receives",
@@ -53,8 +53,6 @@ def _schema(pa, few_shot: bool):
 
 
 def _row(rec: dict, sel: Selection) -> dict:
-    from ...core.tasks.scoring import score_row
-
     row = {"id": rec["id"], "task": rec["task"], "row": score_row(rec), "split": rec["split"],
            "structure": rec.get("structure", ""), "question": rec.get("question", ""),
            "file_names": prompt_images(rec), "options": option_texts(rec), "answer": rec["answer"],

@@ -20,7 +20,7 @@ import json
 import shutil
 from pathlib import Path
 
-from ...core.tasks.scoring import in_paper_average, rules_for, score_row
+from ...core.tasks.scoring import in_paper_average, is_list_task, score_row
 from ..output import dumps, inside, write_text_atomic
 from ..records import prompt_images
 from ..score import row_order
@@ -75,7 +75,7 @@ def write(sel: Selection, out: Path) -> None:
         recs = [r for r in sel.records if score_row(r) == row]
         data = inside(out, f"data/{row.replace('/', '_')}.jsonl")
         write_text_atomic(data, "".join(dumps(_doc(r, sel.shots.get(r["id"], []))) + "\n" for r in recs))
-        lists = rules_for(recs[0]["task"], recs[0].get("program"))[1] == "hbonds"
+        lists = is_list_task(recs[0])
         write_text_atomic(inside(out, f"{task_name(row)}.yaml"), _task_yaml(row, data, lists))
     paper = [r for r in rows if all(in_paper_average(x) for x in sel.records if score_row(x) == r)]
     write_text_atomic(inside(out, "misigen.yaml"), _group_yaml("misigen", rows))
@@ -83,17 +83,17 @@ def write(sel: Selection, out: Path) -> None:
     write_text_atomic(inside(out, "_misigen_template_yaml"), TEMPLATE)
     shutil.copyfile(Path(__file__).with_name("lmms_eval_task_utils.py"), inside(out, "utils.py"))
     link_images(sel, inside(out, "images"))
-    write_text_atomic(inside(out, "README.md"), _readme(sel, rows))
+    write_text_atomic(inside(out, "README.md"), _readme(sel, rows, [r for r in rows if r not in paper]))
 
 
-def _readme(sel: Selection, rows: list[str]) -> str:
+def _readme(sel: Selection, rows: list[str], not_paper: list[str]) -> str:
     listing = "\n".join(f"| `{task_name(r)}` | {sum(score_row(x) == r for x in sel.records)} |" for r in rows)
     return (f"# misigen questions as an lmms-eval task folder\n\nQuestions: {subset_note(sel)}.\n\n"
             "Run (misigen must be importable: `pip install -e /path/to/misigen`):\n\n"
             "    python -m lmms_eval --model qwen2_5_vl --model_args pretrained=Qwen/Qwen2.5-VL-7B-Instruct \\\n"
             "        --include_path /path/to/this/folder --tasks misigen --batch_size 1 --output_path results/\n\n"
-            "`--tasks misigen` averages all rows; `misigen_paper` leaves out translation_rotation and "
-            "rotation_rotation (MiSI-Bench's \"Avg.\"); any single row can be named too.\n\n"
+            f"`--tasks misigen` averages all rows; `misigen_paper` leaves out {', '.join(not_paper) or 'none'} "
+            "(MiSI-Bench's \"Avg.\"); any single row can be named too.\n\n"
             "| task | questions |\n|---|--:|\n" + listing + "\n\n"
             "Each question (`data/<row>.jsonl`): `id`, `task`, `row`, `question` (the full prompt), `answer`, "
             "`images` (paths relative to this folder, prompt order), `options` (JSON: null, texts or option "

@@ -57,12 +57,12 @@ def doc_to_messages(doc, lmms_eval_specific_kwargs=None, **_):
 
 
 def process_results(doc, results):
-    from misigen.core.tasks.scoring import rules_for, score_answer
+    from misigen.core.tasks.scoring import is_list_task, score_answer
 
-    record = {"answer": doc["answer"], "program": json.loads(doc.get("program") or "{}"),
+    record = {"task": doc["task"], "answer": doc["answer"], "program": json.loads(doc.get("program") or "{}"),
               "options": json.loads(doc.get("options") or "null")}
     s = score_answer(doc["task"], results[0] if results else "", record)
     out = {"composite": float(s["composite"]), "exact": float(s["exact"])}
-    if rules_for(doc["task"], record["program"])[1] == "hbonds":
+    if is_list_task(record):
         out["f1"] = float(s["f1"])
     return out

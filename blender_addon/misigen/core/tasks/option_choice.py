@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ..commands import Op, format_ops, parse_ops
+from ..op_grammar import Op, format_ops, parse_ops
 from ..errors import InputError
 from ..geometry import view_ops
 from . import prompts
@@ -24,7 +24,8 @@ from .common import (LETTERS, Planned, Rejected, atom_classes, balanced_order, c
                      rmsd, rnd, view_distance)
 from .distractors import CHANGES, SCHEMES, candidate_programs, product_grids, scheme_distractors
 from .pairing import partner_order
-from .registry import TaskType, register
+from . import guessers
+from .registry import TaskType
 from .schema import REQUIRED, VIEWS, Bool, Enum, Int, List, Map, Num, OPERATION, rejection
 
 
@@ -308,9 +309,12 @@ def _features(program: dict) -> list:
     return out
 
 
-register(TaskType("translation_rotation", ChoicePlanner, SCHEMA, FIELDS, "letter", check=_check("translation_rotation"),
-                  features=_features, description="Apply the translation + rotation seen on the reference to the target."))
-register(TaskType("rotation_rotation", ChoicePlanner, SCHEMA, FIELDS, "letter", check=_check("rotation_rotation"),
-                  features=_features, description="Apply the two rotations seen on the reference to the target."))
+# MiSI-Bench's "Avg." leaves both out (near chance for every model it tested). Their answers are
+# letters (the answer kind's letter audit), and their options images (the image guessers).
+TASK_TYPES = tuple(
+    TaskType(name, ChoicePlanner, SCHEMA, FIELDS, "letter", check=_check(name), features=_features,
+             description=desc, paper_average=False, audit=guessers.option_images, guessers=guessers.IMAGE_GUESSERS)
+    for name, desc in (("translation_rotation", "Apply the translation + rotation seen on the reference to the target."),
+                       ("rotation_rotation", "Apply the two rotations seen on the reference to the target.")))
 
-__all__ = ["ChoicePlanner", "candidate_programs", "scheme_distractors", "range_values", "Op"]
+__all__ = ["ChoicePlanner", "candidate_programs", "scheme_distractors", "range_values", "Op", "TASK_TYPES"]

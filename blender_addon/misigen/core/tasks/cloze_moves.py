@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ..commands import Op, format_ops, parse_ops
+from ..op_grammar import Op, format_ops, parse_ops
 from ..geometry import view_ops
 from . import prompts
 from .base import Planner, Unavailable
 from .common import (Planned, Rejected, atom_classes, balanced_order, in_frame, magnitude_bin,
                      range_values, rnd, view_distance, zoom_camera)
-from .registry import TaskType, register
+from . import baselines, composite, guessers, rederive
+from .registry import TaskType
 from .schema import REQUIRED, AXIS, VIEWS, Enum, Int, List, Num, OPERATION, rejection
 from ..errors import InputError
 
@@ -166,10 +167,26 @@ def _features(program: dict) -> list:
     return out
 
 
-for _name, _desc in (("translation", "Infer a translation of the complex in the screen plane."),
-                     ("rotation", "Infer a rotation of the complex about a screen axis through its centre."),
-                     ("zooming", "Infer how far the complex moved toward the viewer.")):
-    register(TaskType(_name, ClozePlanner, CLOZE, FIELDS, "ops", check=_check(_name), distinct_answers=_distinct,
-                      features=_features, description=_desc))
+def _feature_space(program: dict, feat: str) -> int:
+    """How many values an op feature can take in one task's answers (for the audit's chance)."""
+    if feat.endswith("axis"):
+        return len(program["axes"])
+    lo, hi = program["value_range"]
+    return 2 if lo < 0 < hi else 1
 
-__all__ = ["ClozePlanner", "AXIS"]
+
+def _cloze_type(name, desc, rule):
+    return TaskType(name, ClozePlanner, CLOZE, FIELDS, "ops", check=_check(name), distinct_answers=_distinct,
+                    features=_features, description=desc, composite=rule, rederive=rederive.after_image,
+                    audit=guessers.ops_majorities(_feature_space), guessers=guessers.OPS_GUESSERS,
+                    random_answer=baselines.cloze_space)
+
+
+# Zooming's composite is its exact match (MiSI-Bench scores it by accuracy).
+TASK_TYPES = (
+    _cloze_type("translation", "Infer a translation of the complex in the screen plane.", composite.cloze),
+    _cloze_type("rotation", "Infer a rotation of the complex about a screen axis through its centre.", composite.cloze),
+    _cloze_type("zooming", "Infer how far the complex moved toward the viewer.", None),
+)
+
+__all__ = ["ClozePlanner", "AXIS", "TASK_TYPES"]

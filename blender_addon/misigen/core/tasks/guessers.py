@@ -1,0 +1,178 @@
+"""Blind guessers of the audit (``core/audit.py``), as the task types and answer kinds name them.
+
+Each hook adds rows to the audit's ``rows`` (``add(name, credit, chance, kind)`` per question,
+``set(name, credit, n, chance, kind)`` for totals) and may note things in the task's ``section``.
+Ties give fractional credit (the expected accuracy of breaking them at random).
+"""
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+
+import numpy as np
+
+from ..op_grammar import parse_ops
+
+LETTERS = "ABCD"
+POLAR_SIDE_CHAINS = {"SER", "THR", "ASN", "GLN", "ASP", "GLU", "LYS", "ARG", "HIS", "TYR", "TRP", "CYS"}
+
+
+def _pick(scores: list[float], best=min) -> list[int]:
+    """Indices achieving the best score (all of them: ties share the credit)."""
+    target = best(scores)
+    return [k for k, s in enumerate(scores) if abs(s - target) <= 1e-9 * max(1.0, abs(target))]
+
+
+def _credit(picked: list[int], correct: int) -> float:
+    return (1.0 / len(picked)) if correct in picked else 0.0
+
+
+# ------------------------------------------------------------------ letters (any choice task)
+LETTER_GUESSERS = (r"always [A-D]",)
+
+
+def letters(recs, rows, section, load_image=None) -> None:
+    """The letter balance and "always A" … rows; chance from the number of options (2–4)."""
+    counts = Counter(r["answer"] for r in recs)
+    n_opt = max(len(r["options"] or []) for r in recs) or 4
+    used = LETTERS[:n_opt]
+    section["letters"] = {L: counts.get(L, 0) for L in used}
+    section["letter_max_deviation"] = round(max(abs(counts.get(L, 0) / len(recs) - 1 / n_opt) for L in used), 4)
+    for L in used:
+        rows.set(f"always {L}", counts.get(L, 0), len(recs), 1 / n_opt, "prior")
+
+
+# ------------------------------------------------------------------ move/roll answers
+OPS_GUESSERS = ("majority answer", r"majority (move|roll) (axis|sign)")
+
+
+def ops_majorities(feature_space):
+    """The majority answer and the majority of each op feature (axis, sign); ``feature_space(program,
+    feature)`` is how many values the feature can take (0: unknown, counted from the data)."""
+    def audit(recs, rows, section, load_image=None) -> None:
+        answers = Counter(r["answer"] for r in recs)
+        top, _count = answers.most_common(1)[0]
+        space = max(len(answers), int(recs[0]["program"].get("answer_space", 1)))
+        for r in recs:
+            rows.add("majority answer", float(r["answer"] == top), 1.0 / space, "prior")
+        feats = defaultdict(Counter)
+        for r in recs:
+            for op in r["program"]["ops"]:
+                feats[f"{op['op']} axis"][op["axis"]] += 1
+                feats[f"{op['op']} sign"]["+" if op["value"] > 0 else "-"] += 1
+        for feat, counts in feats.items():
+            values = feature_space(recs[0]["program"], feat) or len(counts)
+            if values < 2:
+                continue
+            _top, top_n = counts.most_common(1)[0]
+            rows.set(f"majority {feat}", top_n, sum(counts.values()), 1.0 / values, "prior")
+    return audit
+
+
+# ------------------------------------------------------------------ option texts (move options)
+TEXT_GUESSERS = ("most central", "odd one out", "nearest the median", "most shared values", "least shared values",
+                 "smallest move", "largest move")
+
+
+def _moves(options: list[str]) -> np.ndarray:
+    out = []
+    for text in options:
+        ops = {op.axis: op.value for op in parse_ops(text)}
+        out.append([ops.get("x", 0.0), ops.get("y", 0.0)])
+    return np.asarray(out, float)
+
+
+def text_guessers(options: list[str]) -> dict[str, list[int]]:
+    """Option indices each text-only guesser picks (several = a tie)."""
+    v = _moves(options)
+    mean = v.mean(axis=0)
+    med = np.median(v, axis=0)
+    dist_mean = [float(np.linalg.norm(x - mean)) for x in v]
+    dist_med = [float(np.abs(x - med).sum()) for x in v]
+    values = Counter(float(a) for row in v for a in row)
+    shared = [sum(values[float(a)] - 1 for a in row) for row in v]
+    l1 = [float(np.abs(x).sum()) for x in v]
+    return {"most central": _pick(dist_mean), "odd one out": _pick(dist_mean, max),
+            "nearest the median": _pick(dist_med), "most shared values": _pick(shared, max),
+            "least shared values": _pick(shared), "smallest move": _pick(l1), "largest move": _pick(l1, max)}
+
+
+def option_texts(recs, rows, section, load_image=None) -> None:
+    for r in recs:
+        correct = LETTERS.index(r["answer"])
+        for name, picked in text_guessers(r["options"]).items():
+            rows.add(name, _credit(picked, correct), 1 / len(r["options"]), "option text")
+
+
+# ------------------------------------------------------------------ option images
+IMAGE_GUESSERS = ("odd one out (pixels)", "most central (pixels)",
+                  r"(nearest to|farthest from) the (reference after|target front|front)")
+IMAGE_ROLES = ("reference after", "target front", "front")
+
+
+def image_guessers(options: list[np.ndarray], refs: dict[str, np.ndarray]) -> dict[str, list[int]]:
+    """Option indices each image-only guesser picks. ``refs``: role → image (e.g. the reference
+    after-image, the target's front view)."""
+    flat = [o.ravel() for o in options]
+    d = np.array([[float(np.linalg.norm(a - b)) for b in flat] for a in flat])
+    total = d.sum(axis=1).tolist()
+    out = {"odd one out (pixels)": _pick(total, max), "most central (pixels)": _pick(total)}
+    for role, img in refs.items():
+        to = [float(np.linalg.norm(f - img.ravel())) for f in flat]
+        out[f"nearest to {role}"] = _pick(to)
+        out[f"farthest from {role}"] = _pick(to, max)
+    return out
+
+
+def option_images(recs, rows, section, load_image=None) -> None:
+    if load_image is None:
+        section["note"] = "images not rendered: option-image guessers skipped"
+        return
+    for r in recs:
+        roles = r["program"].get("image_roles", [])
+        refs = {}
+        for role in IMAGE_ROLES:
+            if role in roles:
+                img = load_image(r["images"][roles.index(role)])
+                if img is not None:
+                    refs[f"the {role}"] = img
+        opts = [load_image(p) for p in r["options"]]
+        if any(o is None for o in opts):
+            continue
+        correct = LETTERS.index(r["answer"])
+        for name, picked in image_guessers(opts, refs).items():
+            rows.add(name, _credit(picked, correct), 1 / len(opts), "option images")
+
+
+# ------------------------------------------------------------------ Yes/No about one residue
+RESIDUE_GUESSERS = ("majority answer", "residue type (leave-one-out)", "polar side chain says Yes")
+
+
+def residue_question(recs, rows, section, load_image=None) -> None:
+    yes = [r["answer"] != "No" for r in recs]
+    majority = Counter(yes).most_common(1)[0][0]
+    by_type = defaultdict(list)
+    for r, y in zip(recs, yes):
+        by_type[r["program"]["residue"]["resname"]].append(y)
+    for r, y in zip(recs, yes):
+        rows.add("majority answer", float(y == majority), 0.5, "prior")
+        others = list(by_type[r["program"]["residue"]["resname"]])
+        others.remove(y)
+        n_yes = sum(others)
+        guess = 0.5 if 2 * n_yes == len(others) else float((2 * n_yes > len(others)) == y)
+        rows.add("residue type (leave-one-out)", guess, 0.5, "question text")
+        rows.add("polar side chain says Yes", float((r["program"]["residue"]["resname"] in POLAR_SIDE_CHAINS) == y),
+                 0.5, "question text")
+        d = r["program"].get("min_polar_distance")
+        if d is not None:
+            rows.add("polar atoms within 3.5 Å say Yes (uses geometry)", float((d <= 3.5) == y), 0.5, "info")
+
+
+# ------------------------------------------------------------------ open lists
+LIST_GUESSERS = ("majority answer",)
+
+
+def list_answers(recs, rows, section, load_image=None) -> None:
+    """How often the list is empty, and the majority answer (informational)."""
+    section["answered_no"] = sum(1 for r in recs if r["answer"] == "No")
+    _top, count = Counter(r["answer"] for r in recs).most_common(1)[0]
+    rows.set("majority answer", count, len(recs), None, "info")

@@ -1,0 +1,189 @@
+"""T8 interaction location: which of 2–4 move options brings a named hydrogen bond (or, per spec,
+another interaction's centre) to the centre of the screen. A choice task with text options; it
+shares the H-bond planner base of T4/T9 (``hbond_questions.HBondPlanner``).
+"""
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+import numpy as np
+
+from .. import geometry
+from ..op_grammar import Op, format_number, format_ops, parse_ops
+from ..errors import InputError
+from . import guessers, kinds, prompts, rederive
+from .answers import hbond_entry
+from .common import LETTERS, Planned, Rejected, balanced_order, rnd
+from .distractors import MOVE_CHANGES, changes_commute, move_grid, paper_move_distractors
+from .hbond_questions import HB_REJECTION, INTERACTION, KIND_FIELDS, HBondPlanner
+from .base import Unavailable
+from .registry import TaskType
+from .schema import REQUIRED, VIEWS, Bool, Enum, Int, List, Map, Num
+
+
+def round_to(x: float, step: float) -> float:
+    return float(format_number(round(x / step) * step + 0.0, as_float=True))
+
+
+def location_ops(a: float, b: float) -> list[Op]:
+    return [Op("move", "x", a), Op("move", "y", b)]
+
+
+class LocationPlanner(HBondPlanner):
+    def setup(self):
+        self.hb = self.ctx.interactions(self.kind)
+        if not self.hb:
+            raise Unavailable(f"no protein–ligand {kinds.name(self.kind)} in this complex")
+        self.labels = self.label_plan()
+        self.specs = self.views(self.labels)
+        self.front = self.specs[self.d["views"].index(self.d["after_view"])]
+        self.camera = self.front.camera
+        self.centre = self.front.centre
+        self.hb_order = [self.hb[k] for k in self.srng.permutation(len(self.hb))]
+        self.letters = balanced_order(list(LETTERS[: self.d["options"]]), self.srng)
+
+    def count(self) -> int:
+        return min(self.task.samples(self.split), len(self.hb))
+
+    @property
+    def count_why(self):
+        return f"only {len(self.hb)} {kinds.name(self.kind, True)} in this complex"
+
+    def midpoint(self, it):
+        """The interaction's centre: midpoint of its two heavy atoms (H-bond) or of its two groups'
+        centroids (rings, charged groups)."""
+        shown = self.ctx.shown()
+        rows = self.ctx.row_map(shown)
+        xyz = self.ctx.posed(self.front.ops)
+        if self.kind == "hbond":
+            return (xyz[rows[int(it.protein_index)]] + xyz[rows[int(it.ligand_index)]]) / 2
+        p_rows, l_rows = self.ctx.group_rows(it)
+        return (xyz[[rows[r] for r in p_rows]].mean(axis=0) + xyz[[rows[r] for r in l_rows]].mean(axis=0)) / 2
+
+    def options_for(self, a, b, rng) -> list[tuple] | None:
+        """The option moves (true first), or None when no set is distinct enough."""
+        dd = self.d["distractors"]
+        gap = float(dd["min_gap"])
+        if dd["design"] == "product":
+            # The first pair of changes whose four options are far enough apart. Which pair is used
+            # depends only on what all four options share (|a|, |b|), so it says nothing of the answer.
+            for changes in dd["product"]:
+                grid = move_grid((a, b), changes)
+                if all(math.hypot(p[0] - q[0], p[1] - q[1]) >= gap for i, p in enumerate(grid) for q in grid[i + 1:]):
+                    return grid
+            return None
+        prec = float(self.d["precision"])
+        picked = [(a, b)]
+        for c in paper_move_distractors(a, b, dd, rng, lambda x: round_to(x, prec)):
+            if all(math.hypot(c[0] - p[0], c[1] - p[1]) >= gap for p in picked):
+                picked.append(c)
+            if len(picked) == self.d["options"]:
+                return picked
+        return None
+
+    def make(self, index, rng, why: Counter) -> Planned:
+        d = self.d
+        letter = self.letters[index % len(self.letters)]
+        pool = [it for it in self.hb_order if (it.chain, it.resseq, it.icode, it.protein_atom, it.ligand_atom)
+                not in self.used]
+        prec = float(d["precision"])
+        chosen = None
+        for it in pool[: self.tries()]:
+            reason = self.unreadable(self.specs, [it], self.bond_labels([it]))
+            if reason is None:
+                q = self.camera.to_camera(self.midpoint(it)[None])[0]
+                a, b = round_to(-q[0], prec), round_to(-q[1], prec)
+                if math.hypot(q[0], q[1]) < d["min_offset"] or (a, b) == (0.0, 0.0):
+                    reason = "H-bond already at the image centre"
+                else:
+                    grid = self.options_for(a, b, rng)
+                    if grid is None:
+                        reason = "options too close to each other"
+                    else:
+                        chosen = (it, q, a, b, grid)
+                        break
+            why[reason] += 1
+        if chosen is None:
+            raise Rejected(f"no answerable H-bond among the {min(len(pool), self.tries())} unused one(s)")
+        it, q, a, b, grid = chosen
+        self.used.add((it.chain, it.resseq, it.icode, it.protein_atom, it.ligand_atom))
+        order = list(LETTERS[: d["options"]])
+        correct = order.index(letter)
+        others = [grid[int(k)] for k in 1 + rng.permutation(len(grid) - 1)]
+        pairs = others[:correct] + [(a, b)] + others[correct:]
+        texts_opt = [format_ops(location_ops(x, y)) for x, y in pairs]
+        # replay: the correct option's parsed moves bring the midpoint to the image centre (± rounding)
+        m, _ = geometry.compose(parse_ops(texts_opt[correct]), np.asarray(self.centre))
+        moved = self.camera.to_camera(geometry.apply(m, self.midpoint(it)[None]))[0]
+        assert abs(moved[0]) <= prec / 2 + 1e-9 and abs(moved[1]) <= prec / 2 + 1e-9
+        ent = hbond_entry(it) if self.kind == "hbond" else it.as_dict()
+        if self.kind == "hbond":
+            donor = {"ligand": "the ligand", "shared": "shared"}.get(it.donor, "the protein")
+            hb_text = (f"ligand atom {it.ligand_atom} and atom {it.protein_atom} of residue "
+                       f"{self.residue_label_text(it)} form a hydrogen bond (donor: {donor})")
+        else:
+            p_names, l_names = it.partner_atoms()
+            hb_text = (f"ligand atom(s) {', '.join(l_names)} and atom(s) {', '.join(p_names)} of residue "
+                       f"{self.residue_label_text(it)} form a {kinds.name(self.kind)} (its centre: the midpoint "
+                       f"between the centres of the two groups)")
+        texts = [f"the complex seen {prompts.view_text(v)}" for v in d["views"]]
+        options_text = "Options:\n" + "\n".join(f"{L}. {t}" for L, t in zip(order, texts_opt))
+        ref = d["views"].index(d["after_view"]) + 1
+        centre_rule = ("the midpoint between its two heavy atoms" if self.kind == "hbond" else
+                       "the midpoint between the centres (centroids) of its two groups of named atoms")
+        question = self.question(texts, labels=self.labels, hbond=hb_text, options_text=options_text,
+                                 reference=str(ref), precision=format_number(prec), centre_rule=centre_rule,
+                                 framing=prompts.framing_text("views"), **self.kind_fields())
+        program = {"kind": "location", "interaction": self.kind, "hbond": ent, "midpoint_camera_xyz": rnd(q, 3),
+                   "ops": [o.as_dict() for o in location_ops(a, b)], "answer_text": texts_opt[correct],
+                   "residual_camera_xy": rnd(moved[:2], 3), "precision": prec, "correct": letter,
+                   "centre": rnd(self.centre), "view": d["after_view"], "design": d["distractors"]["design"],
+                   "options": [{"letter": L, "text": t, "correct": L == letter} for L, t in zip(order, texts_opt)]}
+        return Planned(question, self.specs, letter, program, texts_opt)
+
+
+# ------------------------------------------------------------------ registration
+T8 = {"views": (List(VIEWS), REQUIRED), "interaction": INTERACTION,
+      "after_view": (VIEWS, "front"),
+      "options": (Int(2, 4), 4),
+      "precision": (Num(0.001), 1.0),     # answers are written with at most 3 decimals
+      "min_offset": (Num(0), REQUIRED),
+      "distractors": (Map({"design": (Enum(("product", "paper")), "product"),
+                           "product": (List(List(Enum(MOVE_CHANGES), 2, 2)), [["negate", "swap"],
+                                                                                ["flip_x", "flip_y"]]),
+                           "sign_flips": (Bool(), True), "scales": (List(Num(positive=True), min_len=0), []),
+                           "offsets": (List(Num(positive=True), min_len=0), []),
+                           "min_gap": (Num(0), REQUIRED)}), REQUIRED),
+      "rejection": (HB_REJECTION, REQUIRED)}
+
+
+def _check_t8(d: dict, path) -> None:
+    dd = d["distractors"]
+    if d["after_view"] not in d["views"]:
+        raise InputError(path, f"after_view: {d['after_view']!r} must be one of views {d['views']}")
+    if dd["design"] == "product":
+        if d["options"] != 4:
+            raise InputError(path, "options: the 2×2 product design has exactly 4 options")
+        for k, pair in enumerate(dd["product"]):
+            if not changes_commute(*pair):
+                raise InputError(path, f"distractors.product[{k}]: {pair} do not commute, so the four options "
+                                       f"would not all stand in the same relation (use negate+swap or two of "
+                                       f"negate/flip_x/flip_y)")
+    elif d["options"] - 1 > (3 if dd["sign_flips"] else 0) + 2 * len(dd["scales"]) + len(dd["scales"]) ** 2 + \
+            4 * len(dd["offsets"]):
+        raise InputError(path, "distractors: too few sign flips, scales and offsets for the number of options")
+
+
+def _t8_features(program: dict) -> list:
+    return [("letter", program["correct"])]
+
+
+TASK_TYPES = (
+    TaskType("interaction_location", LocationPlanner, T8,
+             frozenset({"hbond", "options_text", "reference", "precision", "framing", "centre_rule"}) | KIND_FIELDS,
+             "letter", check=_check_t8, features=_t8_features,
+             description="Which translation centres the named hydrogen bond on screen?",
+             rederive=rederive.hbonds_only(rederive.centred_bond), audit=guessers.option_texts,
+             guessers=guessers.TEXT_GUESSERS),
+)
