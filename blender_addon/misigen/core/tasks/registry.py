@@ -101,7 +101,11 @@ class Registry:
                 spec = importlib.util.spec_from_file_location(key, path)
                 module = importlib.util.module_from_spec(spec)
                 sys.modules[key] = module
-                spec.loader.exec_module(module)
+                try:
+                    spec.loader.exec_module(module)
+                except BaseException:
+                    del sys.modules[key]
+                    raise
             else:
                 key = ref
                 if key in self.modules:

@@ -1,0 +1,123 @@
+"""A task defined outside the package (examples/custom_task/) passes every command, and choice
+tasks with fewer than four options generate and validate (the options count comes from the record)."""
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "custom_task"
+
+
+def test_no_package_file_names_the_custom_task():
+    package = ROOT / "blender_addon" / "misigen"
+    named = [p for p in package.rglob("*") if p.is_file() and p.suffix in (".py", ".yaml", ".txt", ".toml")
+             and "nearer_atom" in p.read_text(encoding="utf-8", errors="replace")]
+    assert named == []
+
+
+def _records(out):
+    return [json.loads(l) for l in (out / "annotations.jsonl").read_text().splitlines()]
+
+
+@pytest.fixture(scope="module")
+def custom_dataset(tmp_path_factory, examples):
+    import subprocess
+    import sys
+    out = tmp_path_factory.mktemp("custom") / "out"
+    res = subprocess.run([sys.executable, str(ROOT / "run_blender.py"), "generate", "--structures",
+                          str(examples / "1hvi.pdb"), "--suite", str(EXAMPLE / "suite.yaml"), "--out", str(out),
+                          "--split", "test", "--scene", "draft", "--resolution", "128", "128", "--no-progress"],
+                         capture_output=True, text=True, timeout=600)
+    assert res.returncode == 0, res.stdout + res.stderr
+    return out
+
+
+def test_custom_task_generates_with_an_answer_from_3d_depths(custom_dataset):
+    recs = _records(custom_dataset)
+    assert recs and {r["task"] for r in recs} == {"nearer_atom"}
+    for r in recs:
+        atoms = r["program"]["atoms"]
+        nearer = "AB"[min(range(2), key=lambda k: atoms[k]["depth"])]
+        assert r["answer"] == nearer == r["program"]["correct"] and len(r["options"]) == 2
+        assert abs(atoms[0]["depth"] - atoms[1]["depth"]) >= 1.0
+        assert all(f"atom {a['name']}" in r["question"] or a["name"] in r["question"] for a in atoms)
+
+
+def test_custom_task_validates_and_a_wrong_answer_is_caught(custom_dataset, cli, tmp_path):
+    res = cli("validate", custom_dataset)
+    assert res.returncode == 0, res.stdout + res.stderr
+    bad = tmp_path / "bad"
+    shutil.copytree(custom_dataset, bad)
+    recs = _records(bad)
+    r = recs[0]
+    flip = "B" if r["answer"] == "A" else "A"
+    r["answer"] = r["program"]["correct"] = flip          # consistent with its program, wrong by the sidecar
+    (bad / "annotations.jsonl").write_text("".join(json.dumps(x) + "\n" for x in recs))
+    res = cli("validate", bad)
+    assert res.returncode != 0 and f"is nearer, not {flip}" in res.stdout + res.stderr
+
+
+def test_custom_task_audit_score_baseline_export_report(custom_dataset, cli, tmp_path):
+    out = custom_dataset
+    res = cli("audit", out)
+    assert res.returncode == 0, res.stdout + res.stderr
+    rows = {g["guesser"] for g in json.loads((out / "audit.json").read_text())["tasks"]["nearer_atom"]["guessers"]}
+    assert {"first option", "always A", "always B"} <= rows
+    perfect = tmp_path / "perfect.jsonl"
+    perfect.write_text("".join(json.dumps({"id": r["id"], "prediction": r["answer"]}) + "\n" for r in _records(out)))
+    res = cli("score", "--dataset", out, "--predictions", perfect, "--json", tmp_path / "s.json")
+    assert res.returncode == 0, res.stdout + res.stderr
+    s = json.loads((tmp_path / "s.json").read_text())
+    assert s["tasks"]["nearer_atom"]["composite"] == 100.0 and s["average"]["paper"]["exact"] == 100.0
+    for kind in ("random", "majority"):
+        res = cli("baseline", "--kind", kind, "--dataset", out, "--out", tmp_path / f"{kind}.jsonl")
+        assert res.returncode == 0, res.stdout + res.stderr
+        preds = [json.loads(l) for l in (tmp_path / f"{kind}.jsonl").read_text().splitlines()]
+        assert len(preds) == len(_records(out)) and {p["prediction"] for p in preds} <= {"A", "B"}
+    res = cli("export", "--dataset", out, "--format", "hf", "--out", tmp_path / "hf")
+    assert res.returncode == 0, res.stdout + res.stderr
+    import pyarrow.parquet as pq
+    table = pq.read_table(tmp_path / "hf" / "test" / "metadata.parquet").to_pylist()
+    assert {r["task"] for r in table} == {"nearer_atom"} and all(len(r["options"]) == 2 for r in table)
+    res = cli("report", out)
+    assert res.returncode == 0 and "nearer_atom" in (out / "report.html").read_text()
+
+
+def test_a_suite_module_that_does_not_load_is_one_clear_error(tmp_path):
+    from misigen.core.errors import InputError
+    from misigen.core.tasks import load_suite
+    (tmp_path / "broken.py").write_text("raise RuntimeError('boom')\n")
+    (tmp_path / "suite.yaml").write_text("name: x\nmodules: [broken.py]\ntasks: [t.yaml]\n")
+    with pytest.raises(InputError, match="broken.py.*boom"):
+        load_suite(tmp_path / "suite.yaml")
+    (tmp_path / "suite2.yaml").write_text("name: x\nmodules: [missing.py]\ntasks: [t.yaml]\n")
+    with pytest.raises(InputError, match="no such file"):
+        load_suite(tmp_path / "suite2.yaml")
+
+
+def test_three_options_generate_and_validate(tmp_path, examples):
+    """Specs accept 2–4 options; validate takes the count from the record (it used to demand 4)."""
+    from misigen.core.style import load_style
+    from misigen.pipeline.generate import run_generate
+    from misigen.pipeline.validate import validate_dataset
+    specs = ROOT / "task_specs"
+    text = (specs / "interaction_location.yaml").read_text()
+    text = text.replace("prompt: prompts/interaction_location.txt",
+                        f"prompt: {json.dumps(str(specs / 'prompts' / 'interaction_location.txt'))}")
+    text = text.replace("options: 4", "options: 3").replace("design: product", "design: paper")
+    text = text.replace("A, B, C or D.", "A, B or C.")
+    (tmp_path / "t8.yaml").write_text(text)
+    (tmp_path / "suite.yaml").write_text("name: three_options\ntasks: [t8.yaml]\n")
+    out = tmp_path / "out"
+    style = load_style("draft", {"render": {"resolution": [256, 256]}})
+    run_generate(tmp_path / "suite.yaml", [examples / "1hvi.pdb"], out, style, split="test", device="cpu",
+                 progress=False)
+    recs = _records(out)
+    assert recs and all(len(r["options"]) == 3 and r["answer"] in "ABC" for r in recs)
+    assert validate_dataset(out) == []
+    # the count is the record's: a fourth option the program does not list is a defect
+    recs[0]["options"] = recs[0]["options"] + ["move x 99, move y 99"]
+    (out / "annotations.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    assert any("options must be 3 distinct" in p for p in validate_dataset(out))
