@@ -18,7 +18,7 @@ def test_no_package_file_names_the_custom_task():
 
 
 def _records(out):
-    return [json.loads(l) for l in (out / "annotations.jsonl").read_text().splitlines()]
+    return [json.loads(line) for line in (out / "annotations.jsonl").read_text().splitlines()]
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +74,7 @@ def test_custom_task_audit_score_baseline_export_report(custom_dataset, cli, tmp
     for kind in ("random", "majority"):
         res = cli("baseline", "--kind", kind, "--dataset", out, "--out", tmp_path / f"{kind}.jsonl")
         assert res.returncode == 0, res.stdout + res.stderr
-        preds = [json.loads(l) for l in (tmp_path / f"{kind}.jsonl").read_text().splitlines()]
+        preds = [json.loads(line) for line in (tmp_path / f"{kind}.jsonl").read_text().splitlines()]
         assert len(preds) == len(_records(out)) and {p["prediction"] for p in preds} <= {"A", "B"}
     res = cli("export", "--dataset", out, "--format", "hf", "--out", tmp_path / "hf")
     assert res.returncode == 0, res.stdout + res.stderr
@@ -121,3 +121,23 @@ def test_three_options_generate_and_validate(tmp_path, examples):
     recs[0]["options"] = recs[0]["options"] + ["move x 99, move y 99"]
     (out / "annotations.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
     assert any("options must be 3 distinct" in p for p in validate_dataset(out))
+
+
+def test_a_module_name_is_imported_from_the_suite_folder(tmp_path):
+    """``modules: [pkg.mod]`` imports a module (the suite's folder is searched first)."""
+    from misigen.core.tasks import REGISTRY, load_suite
+    pkg = tmp_path / "my_tasks"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "distance.py").write_text(
+        "import dataclasses, importlib.util\n"
+        f"spec = importlib.util.spec_from_file_location('example_nearer', {str(EXAMPLE / 'nearer_atom.py')!r})\n"
+        "m = importlib.util.module_from_spec(spec)\nspec.loader.exec_module(m)\n"
+        "TASK_TYPES = (dataclasses.replace(m.TASK_TYPES[0], name='nearer_atom_by_name'),)\n")
+    spec = (EXAMPLE / "nearer_atom.yaml").read_text().replace("task: nearer_atom", "task: nearer_atom_by_name")
+    spec = spec.replace("prompt: nearer_atom.txt", f"prompt: {json.dumps(str(EXAMPLE / 'nearer_atom.txt'))}")
+    (tmp_path / "t.yaml").write_text(spec)
+    (tmp_path / "suite.yaml").write_text("name: x\nmodules: [my_tasks.distance]\ntasks: [t.yaml]\n")
+    tasks = load_suite(tmp_path / "suite.yaml")
+    assert [t.type for t in tasks] == ["nearer_atom_by_name"] and "nearer_atom_by_name" in REGISTRY
+    assert load_suite(tmp_path / "suite.yaml")[0].name == "nearer_atom_by_name"     # loading twice is fine

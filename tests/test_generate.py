@@ -1,7 +1,6 @@
 """The generate pipeline: determinism across shards, resume, validation, rendered agreement."""
 import json
 import shutil
-import sys
 
 import numpy as np
 import pytest

@@ -13,7 +13,6 @@ import numpy as np
 
 from . import geometry
 from .camera import Camera, visible_atoms
-from .op_grammar import Op
 from .labels import LabelPlan, label_items, layout_labels
 from .loader import shown_mask
 from .structure import Structure

@@ -36,7 +36,7 @@ def run_baseline(dataset: Path, kind: str, out: Path, split: str = "test", seed:
     else:
         guess, warnings = _majority(records)
     lines = [dumps({"id": r["id"], "prediction": guess(r)}) for r in sorted(chosen, key=lambda r: r["id"])]
-    write_text_atomic(Path(out), "".join(l + "\n" for l in lines))
+    write_text_atomic(Path(out), "".join(line + "\n" for line in lines))
     return len(lines), warnings
 
 

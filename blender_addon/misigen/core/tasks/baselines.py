@@ -50,7 +50,7 @@ def random_residue_hbonds(rec: dict, rng: random.Random, atoms: list) -> str:
     if not (protein and ligand):
         return "Yes"
     pairs = _random_pairs(protein, ligand, rng.randint(1, 2), rng)
-    return "Yes: " + "; ".join(f"{p['resname']} {p['name']}, {l['name']}" for p, l in pairs)
+    return "Yes: " + "; ".join(f"{p['resname']} {p['name']}, {lg['name']}" for p, lg in pairs)
 
 
 def random_pocket_hbonds(rec: dict, rng: random.Random, atoms: list) -> str:
@@ -59,8 +59,8 @@ def random_pocket_hbonds(rec: dict, rng: random.Random, atoms: list) -> str:
     k = rng.randint(0, 3)
     if k == 0 or not (protein and ligand):
         return "No"
-    return "; ".join(f"{p['resname']} {p['resseq']}{p['icode']} {p['name']} {p['chain'] or '-'}, {l['name']}"
-                     for p, l in _random_pairs(protein, ligand, k, rng))
+    return "; ".join(f"{p['resname']} {p['resseq']}{p['icode']} {p['name']} {p['chain'] or '-'}, {lg['name']}"
+                     for p, lg in _random_pairs(protein, ligand, k, rng))
 
 
 def random_residues(rec: dict, rng: random.Random, atoms: list) -> str:

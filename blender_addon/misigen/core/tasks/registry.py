@@ -6,6 +6,11 @@ composite rule and whether MiSI-Bench's average counts it, how ``validate`` re-d
 answers from the sidecars, its audit guessers, its random baseline and its answer features
 (for the manifest and the report). Pipeline commands ask the registry; none names a task.
 
+One classification: a record's task type (``program["task_type"]``, else its task name) selects
+its ``TaskType``; the type names its ``AnswerKind`` (``answer_kinds.py``), which a spec variant may
+replace per record (``program["answer_kind"]``). ``program["kind"]`` stays in records as data for
+readers; no code dispatches on it.
+
 A task module exports its types explicitly (``TASK_TYPES = (TaskType(...), ...)``, and any new
 answer kinds as ``ANSWER_KINDS``); ``catalog.py`` builds the registry from the bundled modules,
 and a suite's ``modules:`` adds user modules the same way (``Registry.add_module``). Importing a
