@@ -1,6 +1,7 @@
 """The ``report`` command: one static HTML page, ``OUT/report.html``, to look at a dataset.
 
-Per task: question counts by split, the answer distributions as bar charts (inline SVG), and
+Per task: question counts by split, the answer distributions as bar charts (inline SVG; the
+features each task type names, ``TaskType.features``), and
 a grid of samples (their images, question, options and answer). Then the failures, and the
 score tables (``OUT/scores/*.json`` and ``--scores`` files, written by ``score --json``) and
 an audit summary (``OUT/audit*.json``) when present. Images are referenced relatively
@@ -14,6 +15,7 @@ import json
 from collections import Counter
 from pathlib import Path
 
+from ..core.tasks import answer_distribution
 from .output import inside, write_text_atomic
 from .records import load_manifest, load_records, option_texts, task_order, tiny
 
@@ -61,8 +63,6 @@ def write_report(out: Path, per_task: int = 6, score_files=()) -> Path:
 
 
 def render_report(out: Path, records, manifest: dict, per_task: int, score_files: list) -> str:
-    from ..core.tasks import answer_distribution
-
     e = html.escape
     tasks = task_order(records, manifest)
     dist = answer_distribution(records)
