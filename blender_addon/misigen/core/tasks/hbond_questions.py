@@ -284,6 +284,8 @@ T4 = {"views": (List(VIEWS), REQUIRED), "interaction": INTERACTION, "negatives":
 T9 = {"views": (List(VIEWS), REQUIRED), "interaction": INTERACTION,
       "without_interactions": (Map({"train": (Enum(("ask", "skip")), "skip"), "test": (Enum(("ask", "skip")), "ask")}), {}),
       "rejection": (HB_REJECTION, REQUIRED)}
+
+
 def _t4_features(program: dict) -> list:
     positive = program.get("positive", program.get("has_hbond"))
     return [("answer", "yes" if positive else "no"), ("resname", program["residue"]["resname"])]
