@@ -4,7 +4,7 @@ As a Blender add-on (a 4.2+ extension built by ``run_blender.py build-extension`
 legacy ``bl_info`` add-on from a checkout), ``register``/``unregister`` add the GUI (``ui``).
 Scripts and notebooks use ``misigen.api``; the pure-Python ``core`` package needs no Blender.
 """
-__version__ = "0.1.0"
+from .version import __version__  # noqa: F401  (misigen.__version__)
 
 bl_info = {
     "name": "misigen",

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from .errors import InputError
 
+DEMO_STRUCTURES = ("wagner_brd4", "1hvi.pdb")   # in examples_dir()
 BUNDLED = "_bundled"                       # the package folder that holds the copies
 BUNDLED_FOLDERS = ("scenes", "task_specs")  # top-level folders copied into it
 PRESETS_ENV = "MISIGEN_PRESETS"
@@ -54,6 +55,11 @@ def task_specs_dir() -> Path:
 def examples_dir() -> Path:
     """The small example structures the ``demo`` command runs on."""
     return scenes_dir() / "examples"
+
+
+def demo_structures() -> list[Path]:
+    """The inputs of ``demo``: the example complexes (not the folder's notices, which are no inputs)."""
+    return [examples_dir() / name for name in DEMO_STRUCTURES]
 
 
 def user_config_dir() -> Path:

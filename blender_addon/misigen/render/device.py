@@ -9,6 +9,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from .quiet import quiet_stdout
+
 GPU_ORDER = ("OPTIX", "CUDA", "HIP", "ONEAPI", "METAL")
 DEVICE_NAMES = ("auto", "cpu", "gpu") + GPU_ORDER
 
@@ -57,8 +59,7 @@ def _backend_devices(prefs, backend: str) -> list | None:
 
 
 def _quiet():
-    from .renderer import quiet_stdout   # device probing prints library warnings on GPU-less machines
-    return quiet_stdout()
+    return quiet_stdout()   # device probing prints library warnings on GPU-less machines
 
 
 def probe_device(request: str = "auto") -> DeviceChoice:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import bpy
 import numpy as np
 
-from .materials import COLOUR_ATTRIBUTE, srgb_to_linear
+from .materials import COLOUR_ATTRIBUTE
 
 RADIUS_ATTRIBUTE = "atom_radius"   # "radius" collides with the built-in point-cloud attribute
 TUBE_SIDES = 10

@@ -1,10 +1,8 @@
 """One Blender scene per structure; render any number of views of it back to back."""
 from __future__ import annotations
 
-import contextlib
 import math
 import os
-import sys
 import time
 from pathlib import Path
 
@@ -16,6 +14,7 @@ from ..core.camera import Camera
 from ..core.structure import Structure
 from ..core.style import atom_colours, atom_radii, hex_to_rgb
 from .device import select_device
+from .quiet import quiet_stdout
 from .labels import draw_labels
 from .materials import FILL_PROPERTY, atom_material, setup_world
 from .molecule import atoms_object, bonds_object
@@ -23,24 +22,6 @@ from .molecule import atoms_object, bonds_object
 SCENE_PREFIX = "misigen"
 ROLE_PROPERTY = "misigen_role"       # on the objects a renderer finds again (SceneRenderer.attach)
 DEVICE_PROPERTY = "misigen_device"   # on the scene: the Cycles device chosen when it was built
-
-
-@contextlib.contextmanager
-def quiet_stdout():
-    """Silence Blender's per-render progress lines (C-level stdout); MISIGEN_VERBOSE=1 keeps them."""
-    if os.environ.get("MISIGEN_VERBOSE"):
-        yield
-        return
-    sys.stdout.flush()
-    saved = os.dup(1)
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    try:
-        os.dup2(devnull, 1)
-        yield
-    finally:
-        os.dup2(saved, 1)
-        os.close(devnull)
-        os.close(saved)
 
 
 def blender_version() -> str:

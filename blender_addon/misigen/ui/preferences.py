@@ -6,7 +6,7 @@ from pathlib import Path
 import bpy
 
 from ..core.resources import user_presets_dir
-from .properties import DEVICES
+from ..render.device import DEVICE_NAMES
 
 ADDON_ID = __package__.rpartition(".")[0]     # "misigen", or "bl_ext.<repo>.misigen" as an extension
 
@@ -16,7 +16,7 @@ class MisigenPreferences(bpy.types.AddonPreferences):
 
     output_dir: bpy.props.StringProperty(name="Output folder", subtype="DIR_PATH", default="",
                                          description="Where GUI renders go (empty: ~/misigen_out)")
-    device: bpy.props.EnumProperty(name="Device", items=[(d, d, "") for d in DEVICES],
+    device: bpy.props.EnumProperty(name="Device", items=[(d, d, "") for d in DEVICE_NAMES],
                                    description="Cycles device; auto = first GPU backend that has a device, else CPU")
     presets_dir: bpy.props.StringProperty(name="Presets folder", subtype="DIR_PATH", default="",
                                           description="Where saved presets go (empty: the folder the headless "

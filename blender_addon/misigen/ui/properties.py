@@ -10,45 +10,8 @@ import bpy
 
 from ..core.geometry import canonical_views
 from ..core.resources import preset_names
-
-# preset key path → property name. Colours are '#RRGGBB' in presets and RGB colour pickers here.
-STYLE_KEYS = {
-    ("representation",): "representation",
-    ("atom_scale",): "atom_scale",
-    ("bond_radius",): "bond_radius",
-    ("background",): "background",
-    ("colors", "ligand_carbon"): "ligand_carbon",
-    ("colors", "pocket_carbon", 0): "pocket_carbon_a",
-    ("colors", "pocket_carbon", 1): "pocket_carbon_b",
-    ("colors", "elements", "N"): "nitrogen",
-    ("colors", "elements", "O"): "oxygen",
-    ("colors", "elements", "S"): "sulfur",
-    ("labels", "enabled"): "labels",
-    ("labels", "size_px"): "label_size",
-    ("labels", "color"): "label_color",
-    ("camera", "projection"): "projection",
-    ("camera", "fov_deg"): "fov_deg",
-    ("camera", "margin"): "margin",
-    ("selection", "pocket_cutoff"): "pocket_cutoff",
-    ("selection", "hydrogens"): "hydrogens",
-    ("lighting", "key_strength"): "key_strength",
-    ("lighting", "ambient"): "ambient",
-    ("render", "samples"): "samples",
-    ("render", "resolution"): "resolution",
-    ("render", "denoise"): "denoise",
-}
-COLOUR_PROPS = {"background", "ligand_carbon", "pocket_carbon_a", "pocket_carbon_b", "nitrogen", "oxygen",
-                "sulfur", "label_color"}
-DEVICES = ("auto", "cpu", "gpu", "OPTIX", "CUDA", "HIP", "ONEAPI", "METAL")
-
-
-def hex_to_colour(value: str) -> tuple:
-    return tuple(int(value[i:i + 2], 16) / 255.0 for i in (1, 3, 5))
-
-
-def colour_to_hex(rgb) -> str:
-    return "#" + "".join(f"{max(0, min(255, round(float(c) * 255))):02X}" for c in rgb)
-
+from ..core.style import hex_to_rgb
+from ..render.device import DEVICE_NAMES
 
 def search_presets(_self, _context, text):
     from .preferences import presets_dir
@@ -70,7 +33,7 @@ def _search_tasks(self, _context, text):
 
 def _colour(name, default):
     return bpy.props.FloatVectorProperty(name=name, subtype="COLOR_GAMMA", size=3, min=0.0, max=1.0,
-                                         default=hex_to_colour(default))
+                                         default=hex_to_rgb(default))
 
 
 class MisigenSettings(bpy.types.PropertyGroup):
@@ -111,7 +74,7 @@ class MisigenSettings(bpy.types.PropertyGroup):
     resolution: bpy.props.IntVectorProperty(name="Resolution", size=2, min=16, max=8192, default=(512, 512))
     denoise: bpy.props.BoolProperty(name="Denoise", default=True)
     device: bpy.props.EnumProperty(name="Device", items=[("PREFS", "As in preferences", "")] +
-                                   [(d, d, "") for d in DEVICES])
+                                   [(d, d, "") for d in DEVICE_NAMES])
     # ---- a view of the imported structure
     view: bpy.props.EnumProperty(name="View", items=[(v, v.title(), f"the {v} view") for v in canonical_views()])
     transform: bpy.props.StringProperty(name="Transform", description="e.g. move x 3, roll y 15")

@@ -18,8 +18,9 @@ import bpy
 from .. import api
 from ..core.errors import InputError
 from ..core.presets import style_overrides
+from ..core.style import hex_to_rgb
 from .preferences import device, presets_dir
-from .properties import COLOUR_PROPS, STYLE_KEYS, colour_to_hex, hex_to_colour
+from .style_keys import COLOUR_PROPS, STYLE_KEYS, colour_to_hex
 
 PARTS = ("protein", "ligand")
 
@@ -80,7 +81,7 @@ def load_settings_from_preset(settings) -> None:
     settings.last_error = ""
     for path, prop in STYLE_KEYS.items():
         value = _get(style, path)
-        setattr(settings, prop, hex_to_colour(value) if prop in COLOUR_PROPS else value)
+        setattr(settings, prop, hex_to_rgb(value) if prop in COLOUR_PROPS else value)
 
 
 # ------------------------------------------------------------------ structure and scene
