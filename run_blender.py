@@ -11,16 +11,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "blender_addon"))
 
 
-def _preload_rdkit() -> None:
-    # RDKit's Boost.Python converters fail to register if the PyPI bpy 4.2 module was loaded
-    # first (both bundle Boost.Python); loading RDKit first avoids it. Harmless elsewhere.
-    try:
-        import rdkit.Chem  # noqa: F401
-    except ImportError:
-        pass
+from misigen.core.preload import preload_rdkit  # noqa: E402  (core: no bpy; after the path is set)
 
-
-_preload_rdkit()
+preload_rdkit()
 
 
 def _arguments() -> list:

@@ -21,7 +21,7 @@ sys.path.insert(0, str(ROOT / "blender_addon"))
 from misigen.core.loader import discover, load_structure  # noqa: E402
 from misigen.core.scene_plan import shown_structure  # noqa: E402
 from misigen.core.style import load_style  # noqa: E402
-from misigen.pipeline.render_job import plan_views  # noqa: E402
+from misigen.pipeline.views import plan_views  # noqa: E402
 
 
 def bench(source, whole: bool, samples_list, repeats: int, out: Path) -> None:

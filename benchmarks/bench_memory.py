@@ -19,7 +19,7 @@ from misigen.core.errors import InputError  # noqa: E402
 from misigen.core.loader import discover, load_structure  # noqa: E402
 from misigen.core.scene_plan import shown_structure  # noqa: E402
 from misigen.core.style import load_style  # noqa: E402
-from misigen.pipeline.render_job import plan_views  # noqa: E402
+from misigen.pipeline.views import plan_views  # noqa: E402
 
 
 def rss_mb() -> float:

@@ -115,7 +115,7 @@ def view_list(n: int) -> list[tuple[str, str | None]]:
 
 def plan(shown, style, pairs):
     """(view, spec, mats) per pair; one camera frames every view, as the pipeline does."""
-    from misigen.pipeline.render_job import plan_views
+    from misigen.pipeline.views import plan_views
     from misigen.core.scene_plan import part_matrices
     from misigen.core import geometry
     from misigen.core.op_grammar import parse_ops

@@ -4,13 +4,12 @@ import sys
 
 import pytest
 
-try:  # before any bpy import: with PyPI bpy 4.2, RDKit must be loaded first (shared Boost.Python)
-    import rdkit.Chem  # noqa: F401
-except ImportError:
-    pass
-
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "blender_addon"))
+
+from misigen.core.preload import preload_rdkit  # noqa: E402  (no bpy in core)
+
+preload_rdkit()     # before any bpy import (PyPI bpy 4.2 and RDKit share Boost.Python)
 
 EXAMPLES = ROOT / "scenes" / "examples"
 

@@ -20,7 +20,7 @@ def test_plan_without_blender(examples):
     assert view == "left" and spec.description()["ops"]["all"][-1] == {"op": "move", "axis": "x", "value": 3.0}
     task = api.load_task("rotation_rotation")
     samples, _failures = api.plan_task(task, complex_, style, "test", seed=1)
-    specs = api.sample_specs(samples[0])
+    specs = samples[0].render_specs()
     assert len(specs) == len(samples[0].images) + 4           # images, then the four option images
     assert api.record(samples[0])["options"][0] == f"images/{specs[-4].key()}.png"
     atoms, mats = api.pose(complex_, specs[-1])

@@ -140,22 +140,22 @@ def _children_running(marker: str) -> list:
 
 
 def test_a_unit_that_raises_is_recorded_and_retried_on_rerun(tmp_path, inputs, suite, tiny_style, monkeypatch):
-    import misigen.pipeline.generate as generate
+    import misigen.pipeline.unit as unit
     out = tmp_path / "bug"
-    real = generate.process_structure
+    real = unit.process_structure
 
     def flaky(source, *a, **kw):
         if source.id == "1hvi":
             raise RuntimeError("simulated bug")
         return real(source, *a, **kw)
 
-    monkeypatch.setattr(generate, "process_structure", flaky)
+    monkeypatch.setattr(unit, "process_structure", flaky)
     manifest = run_generate(suite, inputs, out, tiny_style, split="test", seed=11, task_names=TASKS,
                             render=False, progress=False)
     assert manifest["this_run"]["failed"] == 1
     fails = [json.loads(line) for line in (out / "failures.jsonl").read_text().splitlines()]
     assert any(f["structure"] == "1hvi" and "simulated bug" in f["why"] for f in fails)
-    monkeypatch.setattr(generate, "process_structure", real)
+    monkeypatch.setattr(unit, "process_structure", real)
     again = run_generate(suite, inputs, out, tiny_style, split="test", seed=11, task_names=TASKS,
                          render=False, progress=False)
     assert again["this_run"]["structures"] == 1 and again["this_run"]["done"] == 1
@@ -170,4 +170,4 @@ def test_each_worker_is_replaced_after_its_quota(tmp_path, inputs, suite, tiny_s
     setup = prepare_run(suite, inputs, out, tiny_style, "test", TASKS, None, 11, "cpu", (0, 1), render=False)
     pool, results = WorkerPool(1, per_worker=1), []
     pool.run([s.id for s in setup.mine], setup.ctx, results.append)
-    assert pool.started == 2 and [r["status"] for r in results] == ["done", "done"]
+    assert pool.started == 2 and [r.status for r in results] == ["done", "done"]

@@ -176,9 +176,9 @@ def test_every_complex_runs(complexes):
 
 
 def test_cli_prints_table(complexes, capsys):
-    from misigen.core.interactions.cli import main
-    assert main([str(complexes / "paired" / "cdk2"), "--kinds", "hbond,salt_bridge"]) == 0
+    from misigen.pipeline.cli import main
+    assert main(["interactions", str(complexes / "paired" / "cdk2"), "--kinds", "hbond,salt_bridge"]) == 0
     out = capsys.readouterr().out
     assert "LEU83" in out and "interaction(s)" in out
-    assert main([str(complexes / "pdb" / "1rmd.pdb"), "--ligand", "ZN", "--kinds", "metal"]) == 0
+    assert main(["interactions", str(complexes / "pdb" / "1rmd.pdb"), "--ligand", "ZN", "--kinds", "metal"]) == 0
     assert "CYS" in capsys.readouterr().out

@@ -9,7 +9,7 @@ bpy = pytest.importorskip("bpy", reason="the render tests need bpy (pip install 
 
 from misigen.core.loader import discover  # noqa: E402
 from misigen.core.style import load_style  # noqa: E402
-from misigen.pipeline.render_job import plan_views, render_structure_views  # noqa: E402
+from misigen.pipeline.views import plan_views, render_structure_views  # noqa: E402
 
 
 

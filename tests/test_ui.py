@@ -79,7 +79,7 @@ def test_task_preview_poses_each_image_as_the_pipeline_and_renders_the_sample(se
     samples, _ = api.plan_task(api.load_task("translation"), structure, current_style(settings), "test", 3)
     sample = samples[1]
     assert (settings.sample_id, settings.answer, settings.question) == (sample.id, sample.answer, sample.question)
-    specs = api.sample_specs(sample)
+    specs = sample.render_specs()
     assert settings.n_images == len(specs) == 4
     for k, spec in enumerate(specs):          # the viewport shows exactly what would be rendered
         if k:
@@ -101,7 +101,7 @@ def test_task_preview_poses_each_image_as_the_pipeline_and_renders_the_sample(se
     assert bpy.ops.misigen.preview_sample() == {"FINISHED"}
     docking, _ = api.plan_task(api.load_task("docking"), structure, current_style(settings), "test", 3)
     shown_parts = set()
-    for k, spec in enumerate(api.sample_specs(docking[0])):
+    for k, spec in enumerate(docking[0].render_specs()):
         if k:
             bpy.ops.misigen.preview_step(step=1)
         for obj in settings.built_scene.objects:

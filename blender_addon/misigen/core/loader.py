@@ -1,6 +1,7 @@
 """From paths to Structures: find inputs, pick the ligand, assign bonds, cut the pocket."""
 from __future__ import annotations
 
+import functools
 import os
 import re
 from dataclasses import dataclass, field
@@ -12,7 +13,7 @@ from . import bonds as bondlib
 from .errors import InputError
 from . import het_ligand
 from .ligand_names import mol2_names_for
-from .readers import (LIGAND_SUFFIXES, PROTEIN_SUFFIXES, AtomTable, check_text_file, file_stem, file_suffix,
+from .readers import (LIGAND_SUFFIXES, PROTEIN_SUFFIXES, check_text_file, file_stem, file_suffix,
                       ligand_atom_names, read_conect, read_ligand_file, read_link_records, read_protein_file)
 from .structure import WATER_NAMES, Structure
 
@@ -174,30 +175,37 @@ def discover(paths, exclude=()) -> list[StructureSource]:
     return discover_inputs(paths, exclude).sources
 
 
+def source_of(path: str | Path, ligand_file: str | Path | None = None) -> StructureSource:
+    """The one structure at ``path`` (file or PDBbind-style folder), or ``path`` as the protein of
+    ``ligand_file`` (SDF/MOL2); InputError when that is not exactly one structure."""
+    if ligand_file:
+        protein, lig = Path(path), Path(ligand_file)
+        for p in (protein, lig):
+            if not p.is_file():
+                raise InputError(p, "no such file")
+        return StructureSource(safe_id(lig.stem.removesuffix("_ligand")), protein, lig)
+    found = discover([path])
+    if len(found) != 1:
+        raise InputError(path, f"expected one structure, found {len(found)}"
+                         + (f": {', '.join(s.id for s in found[:5])}" if found else ""))
+    return found[0]
+
+
+@functools.lru_cache(maxsize=4)
+def _load_cached(source: StructureSource, ligand: str | None, stamp: tuple) -> Structure:
+    return load_structure(source, ligand)
+
+
+def load(path: str | Path, ligand: str | None = None, ligand_file: str | Path | None = None) -> Structure:
+    """One protein–ligand complex: a PDB/mmCIF file (ligand = its HETATM group, or ``ligand``
+    as RES:CHAIN:NUM), a PDBbind-style folder, or a protein file plus ``ligand_file`` (SDF/MOL2).
+    Loading is memoised on the files' modification times (the GUI reloads often)."""
+    source = source_of(path, ligand_file)
+    stamp = tuple(p.stat().st_mtime_ns for p in (source.protein, source.ligand) if p)
+    return _load_cached(source, ligand or None, stamp)
+
+
 # ------------------------------------------------------------------ ligand choice
-# The rules live in het_ligand.py; these names stay for callers of earlier versions.
-def excluded_het_names() -> set[str]:
-    return het_ligand.excluded_names()
-
-
-def parse_ligand_selector(text: str) -> tuple[str, str | None, int | None]:
-    """``RES[:CHAIN[:NUM]]`` → (resname, chain, resseq) of the first residue named."""
-    sel = het_ligand.parse_selectors(text)[0]
-    return sel.resname, sel.chain, sel.resseq
-
-
-def het_groups(table: AtomTable) -> dict[tuple, list[int]]:
-    """HETATM residues → their atom rows, in file order."""
-    return het_ligand.het_groups(table)
-
-
-def pick_ligand(path: Path, table: AtomTable, selector: str | None = None) -> list[int]:
-    """Rows of the ligand: the named residue(s), or the largest drug-like HETATM group, with the
-    HETATM residues covalently linked to it (composite ligand)."""
-    text = check_text_file(Path(path)) if Path(path).is_file() else ""
-    return het_ligand.choose_ligand(path, table, selector, read_conect(text), read_link_records(text)).rows
-
-
 def ligand_chemistry_default() -> bool:
     """CCD templates for HETATM ligands unless MISIGEN_LIGAND_CHEMISTRY=geometry (the reference
     ChimeraX behaviour: geometry typing only)."""

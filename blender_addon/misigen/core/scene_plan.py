@@ -75,6 +75,17 @@ def shown_structure(s: Structure, spec_or_style, parts=PARTS, residues=None) -> 
     return s.subset(mask)
 
 
+def pose(structure: Structure, spec: RenderSpec) -> tuple[Structure, dict]:
+    """The shown atoms of one planned render and the part matrices that pose them."""
+    atoms = shown_structure(structure, spec.style, spec.parts, spec.residues)
+    return atoms, spec.matrices(atoms)[0]
+
+
+def scene_atoms(structure: Structure, spec: RenderSpec) -> Structure:
+    """The atoms a scene must hold to render ``spec`` (both parts; a render hides what it omits)."""
+    return shown_structure(structure, spec.style, PARTS, spec.residues)
+
+
 def rotation_centre(shown: Structure) -> np.ndarray:
     """Default centre of rotation: centroid of the shown atoms."""
     return shown.coords.mean(axis=0)

@@ -13,13 +13,14 @@ import time
 from pathlib import Path
 
 from ..core.errors import InputError
+from ..core.failures import Failure
 from ..core.loader import discover
-from ..core.resources import examples_dir, suite_path
+from ..core.resources import demo_structures, suite_path
 from ..core.style import load_style
-from .dataset_cli import COMMANDS as DATASET_COMMANDS, add_dataset_commands, run_dataset_command
+from ..version import __version__
+from . import summaries
+from .dataset_cli import add_dataset_commands
 from .output import append_jsonl, write_json_atomic
-
-DEMO_STRUCTURES = ("wagner_brd4", "1hvi.pdb")      # in the bundled examples folder (its notices are not inputs)
 
 EXIT_OK, EXIT_NOTHING, EXIT_USAGE, EXIT_PARTIAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 BPY_MISSING = ("misigen: this command renders and needs Blender's Python module bpy, which this Python "
@@ -151,6 +152,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--transform", help="applied after the view, e.g. 'move x 3, roll y 15'")
     p.add_argument("--ligand", help="RES:CHAIN:NUM of the HETATM ligand (PDB input)")
     _style_args(p)
+    p.set_defaults(func=cmd_render)
 
     p = sub.add_parser("generate", help="generate a benchmark dataset from task specs")
     p.add_argument("--structures", nargs="+", required=True,
@@ -158,17 +160,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, type=Path, help="output folder (a run resumes into it)")
     _generate_args(p)
     _style_args(p)
+    p.set_defaults(func=cmd_generate)
 
     p = sub.add_parser("demo", help="generate a small demo dataset from the bundled examples")
     p.add_argument("--out", type=Path, default=Path("demo_out"), help="output folder (default: demo_out)")
     _generate_args(p, demo=True)
     _style_args(p)
+    p.set_defaults(func=cmd_demo)
 
     p = sub.add_parser("validate", help="check a dataset folder against its manifest and the contract")
     p.add_argument("out", type=Path, help="dataset folder")
+    p.set_defaults(func=cmd_validate)
 
     p = sub.add_parser("audit", help="blind baselines: can questions be answered without their reasoning?")
     p.add_argument("out", type=Path, help="a dataset folder written by generate")
+    p.set_defaults(func=cmd_audit)
 
     p = sub.add_parser("merge", help="join shard folders into one dataset, or rebuild one folder's files")
     p.add_argument("shards", nargs="+", type=Path, metavar="SHARD_OUT",
@@ -176,21 +182,29 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", type=Path, help="the merged dataset folder (needed for several shard folders)")
     p.add_argument("--move", action="store_true",
                    help="move images out of the shard folders (default: hard-link, else copy)")
+    p.set_defaults(func=cmd_merge)
 
     p = sub.add_parser("interactions", help="print protein–ligand interactions as a table")
-    p.add_argument("structure", help="a structure file or PDBbind folder")
+    p.add_argument("structures", nargs="+", metavar="STRUCTURE",
+                   help="structure files or PDBbind folders (searched as --structures is)")
     p.add_argument("--ligand", help="RES:CHAIN:NUM[+RES:CHAIN:NUM] of a HETATM ligand (PDB/mmCIF input)")
-    p.add_argument("--kinds", default="hbond", help="comma-separated: hbond,salt_bridge,… (default: hbond)")
-    p.add_argument("--no-relax", action="store_true", help="strict criteria (ChimeraX's relax off)")
+    p.add_argument("--kinds", default="hbond", help="comma-separated: hbond,salt_bridge,…, or 'all' (default: hbond)")
+    p.add_argument("--no-relax", action="store_true", help="strict criteria (ChimeraX's relax off: no slops)")
+    p.add_argument("--dist-slop", type=float, default=0.4, help="H-bond distance slop, Å (default: 0.4)")
+    p.add_argument("--angle-slop", type=float, default=20.0, help="H-bond angle slop, degrees (default: 20)")
+    p.add_argument("--json", action="store_true", help="one JSON object per structure instead of a table")
+    p.set_defaults(func=cmd_interactions)
 
     p = sub.add_parser("build-extension", help="build the Blender extension zip (prints its path last)")
     p.add_argument("--out", required=True, type=Path, help="folder for the zip")
     p.add_argument("--platforms", help="comma-separated Blender platforms, or 'all' (default: this one)")
     p.add_argument("--wheels", type=Path, help="take wheels from this folder instead of the package index")
+    p.set_defaults(func=cmd_build_extension)
 
     add_dataset_commands(sub)
-    sub.add_parser("install-deps", help="pip-install misigen's dependencies into Blender's own Python "
-                                        "(see: run_blender.py install-deps --help)")
+    p = sub.add_parser("install-deps", help="pip-install misigen's dependencies into Blender's own Python "
+                                            "(see: run_blender.py install-deps --help)")
+    p.set_defaults(func=cmd_install_deps)
     return parser
 
 
@@ -204,17 +218,18 @@ def _probe_device(args) -> str:
     return choice.describe()
 
 
-def cmd_render(args, structures, views) -> int:
+def cmd_render(args) -> int:
+    views = [v.strip() for v in args.views.split(",") if v.strip()]
     style = style_from_args(args)
-    sources = discover(structures)
+    sources = discover(args.structures)
     _probe_device(args)
     from ..render.renderer import blender_version
-    from .render_job import render_structure_views
+    from .views import render_structure_views
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     failures = 0
-    summaries = []
+    summaries_ = []
     for source in sources:
         try:
             summary = render_structure_views(source, style, out, views, args.transform,
@@ -223,47 +238,55 @@ def cmd_render(args, structures, views) -> int:
         except (InputError, ValueError) as exc:
             failures += 1
             print(f"failed: {source.id}: {exc}", file=sys.stderr)
-            append_jsonl(out / "failures.jsonl", {"structure": source.id, "where": str(source.protein),
-                                                  "why": str(exc)})
+            append_jsonl(out / "failures.jsonl", Failure(source.id, str(exc), where=str(source.protein)).as_dict())
             continue
-        summaries.append(summary)
-        times = ", ".join(f"{im['view']} {im['seconds']:.2f}s" for im in summary["images"])
-        print(f"{summary['structure']}: {summary['atoms_shown']} atoms, device {summary['device']}, "
-              f"load {summary['load_seconds']:.2f}s, scene {summary['build_seconds']:.2f}s, {times}")
-    from .. import __version__
+        summaries_.append(summary)
+        summaries.print_render_summary(summary)
     write_json_atomic(out / "manifest.json", {
         "tool": "misigen", "version": __version__, "blender": blender_version(),
-        "device": sorted({s["device"] for s in summaries}), "command": "render",
-        "views": views, "transform": args.transform or "", "structures": summaries,
+        "device": sorted({s["device"] for s in summaries_}), "command": "render",
+        "views": views, "transform": args.transform or "", "structures": summaries_,
         "failures": failures, "written": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }, indent=1)
-    print(f"wrote {sum(len(s['images']) for s in summaries)} images to {out}/images "
+    print(f"wrote {sum(len(s['images']) for s in summaries_)} images to {out}/images "
           f"({failures} structure(s) failed)")
-    if not summaries:
+    if not summaries_:
         return EXIT_NOTHING
     return EXIT_PARTIAL if failures else EXIT_OK
 
 
 def cmd_interactions(args) -> int:
-    from ..core.interactions import find_interactions, format_table
+    import json
+
+    from ..core.het_ligand import prefetch_templates
+    from ..core.interactions import INTERACTION_KINDS, find_interactions, format_table
     from ..core.loader import load_structure
 
-    sources = discover([args.structure])
+    sources = discover(args.structures)
     if not sources:
-        raise InputError(args.structure, "no structure found")
-    s = load_structure(sources[0], args.ligand)
-    kinds = tuple(k.strip() for k in args.kinds.split(",") if k.strip())
-    found = find_interactions(s, kinds=kinds, relax=not args.no_relax)
-    print(f"# {sources[0].id}: ligand {ligand_title(s)}")
-    print(format_table(found))
-    return EXIT_OK
-
-
-def ligand_title(s) -> str:
-    """``GDP:Z:1151+7MG:Z:1152 (52 atoms)``: the ligand as one, composite or not."""
-    lig = s.ligand
-    name = s.meta.get("ligand_id") or f"{s.resname[lig][0]} (from {Path(str(s.meta.get('ligand_source', ''))).name})"
-    return f"{name} ({int(lig.sum())} atoms, chemistry: {s.meta.get('ligand_chemistry', 'file')})"
+        raise InputError(args.structures[0], "no structure found")
+    kinds = INTERACTION_KINDS if args.kinds == "all" else \
+        tuple(k.strip() for k in args.kinds.split(",") if k.strip())
+    prefetch_templates(sources)
+    status = EXIT_OK
+    for source in sources:
+        try:
+            s = load_structure(source, args.ligand)
+            t0 = time.perf_counter()
+            found = find_interactions(s, kinds=kinds, relax=not args.no_relax, dist_slop=args.dist_slop,
+                                      angle_slop=args.angle_slop)
+            ms = (time.perf_counter() - t0) * 1000
+        except (InputError, ValueError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            status = EXIT_NOTHING
+            continue
+        if args.json:
+            print(json.dumps({"id": source.id, "interactions": [i.as_dict() for i in found]}))
+            continue
+        print(f"# {source.id}: ligand {summaries.ligand_title(s)}, kinds {','.join(kinds)}, {ms:.0f} ms")
+        print(format_table(found))
+        print()
+    return status
 
 
 def _executor_options(args, gpus: int) -> dict:
@@ -286,32 +309,12 @@ def dataset_exit_code(manifest: dict) -> int:
     return EXIT_PARTIAL if failures > 0 else EXIT_OK
 
 
-def print_summary(manifest: dict, out: Path) -> None:
-    run, c = manifest["this_run"], manifest["counts"]
-    print(f"{run['structures']} structure(s) processed ({run['done']} done, {run['failed']} failed, "
-          f"{run['skipped_as_done']} skipped as already done) by {run['executor']}; "
-          f"{run['images_rendered']} images rendered ({run['images_per_second']} per s), "
-          f"{run['qa_records']} QA records this run; device {', '.join(manifest['device']) or '-'}; "
-          f"{run['wall_seconds']:.1f} s")
-    not_used = manifest.get("inputs_not_used", [])
-    print(f"dataset {out}: {c['records']} QA records, {c['images']} images ({c['images_per_qa']} per QA), "
-          f"{c['structures']} structures, {c['failures']} failure line(s) in failures.jsonl"
-          + (f" ({len(not_used)} file(s) given but not used)" if not_used else ""))
-    for key, n in c["per_task_split"].items():
-        print(f"  {key}: {n}")
+def cmd_demo(args) -> int:
+    return cmd_generate(args, [str(p) for p in demo_structures()])
 
 
-def _report_unused(manifest: dict, limit: int = 20) -> None:
-    not_used = manifest.get("inputs_not_used", [])
-    for u in not_used[:limit]:
-        print(f"not used: {u['where']}: {u['why'].removeprefix('not used: ')}", file=sys.stderr)
-    if len(not_used) > limit:
-        print(f"not used: … and {len(not_used) - limit} more (see failures.jsonl)", file=sys.stderr)
-
-
-def cmd_generate(args, structures) -> int:
-    from .. import api
-    from .generate import Interrupted
+def cmd_generate(args, structures=None) -> int:
+    from .generate import Interrupted, generate
     from .shards import parse_shard
     from .validate import validate_dataset
 
@@ -340,15 +343,15 @@ def cmd_generate(args, structures) -> int:
                 args.device, shard, render, workers=options["workers"], gpus=gpus)
         return EXIT_OK
     try:
-        manifest = api.generate(structures, args.out, args.suite, style=style, split=args.split, tasks=tasks,
+        manifest = generate(structures or args.structures, args.out, args.suite, style=style, split=args.split, tasks=tasks,
                                 limit=args.limit, seed=args.seed, device=args.device, shard=shard, render=render,
                                 progress=not args.no_progress, ligands=ligands, ligand=args.ligand,
                                 audit=not args.no_audit, **options)
     except Interrupted as exc:
         print(str(exc), file=sys.stderr)
         return EXIT_INTERRUPTED
-    _report_unused(manifest)
-    print_summary(manifest, Path(args.out))
+    summaries.print_unused_inputs(manifest)
+    summaries.print_generate_summary(manifest, Path(args.out))
     run = manifest["this_run"]
     if run["units"] == 0 and not manifest["inputs"]:
         print("error: no structures found in --structures", file=sys.stderr)
@@ -360,10 +363,7 @@ def cmd_generate(args, structures) -> int:
         print("error: nothing was generated (0 QA records); see failures.jsonl", file=sys.stderr)
         return EXIT_NOTHING
     if "audit" in manifest:
-        a = manifest["audit"]
-        print(f"audit: {'OK' if a['ok'] else 'FAIL'} ({len(a['flagged'])} guesser(s) above chance, "
-              f"{len(a['known'])} known, {a['repeated_images']} record(s) with repeated images; "
-              f"details: {Path(args.out) / 'audit.json'})")
+        summaries.print_audit_line(manifest["audit"], args.out)
     if render and not args.no_validate:
         problems = validate_dataset(Path(args.out))
         if problems:
@@ -402,13 +402,8 @@ def cmd_merge(args) -> int:
     else:
         manifest = merge_folders([Path(p) for p in args.shards], Path(args.out), move=args.move)
         out = Path(args.out)
-    c = manifest["counts"]
-    print(f"merged {len(args.shards)} folder(s): {c['records']} records, {c['images']} images, "
-          f"{c['structures']} structures -> {out}")
-    missing_ids = manifest.get("structures_missing", [])
-    if missing_ids:
-        print(f"incomplete: {len(missing_ids)} structure(s) of the run have no finished part yet, e.g. "
-              f"{', '.join(missing_ids[:5])}", file=sys.stderr)
+    summaries.print_merge_summary(manifest, len(args.shards), out)
+    if manifest.get("structures_missing"):
         return EXIT_PARTIAL
     return dataset_exit_code(manifest)
 
@@ -424,35 +419,22 @@ def cmd_build_extension(args) -> int:
     return EXIT_OK
 
 
+def cmd_audit(args) -> int:
+    from .audit import cmd_audit as run_audit
+    return run_audit(args)
+
+
+def cmd_install_deps(_args) -> int:
+    print("install-deps runs before misigen itself: blender -b -P run_blender.py -- install-deps", file=sys.stderr)
+    return EXIT_USAGE
+
+
 def main(argv=None) -> int:
     from ..render.device import DeviceError
 
     args = build_parser().parse_args(argv)
     try:
-        if args.command == "render":
-            views = [v.strip() for v in args.views.split(",") if v.strip()]
-            return cmd_render(args, args.structures, views)
-        if args.command == "generate":
-            return cmd_generate(args, args.structures)
-        if args.command == "demo":
-            return cmd_generate(args, [str(examples_dir() / p) for p in DEMO_STRUCTURES])
-        if args.command == "validate":
-            return cmd_validate(args)
-        if args.command == "merge":
-            return cmd_merge(args)
-        if args.command == "audit":
-            from .audit import cmd_audit
-            return cmd_audit(args)
-        if args.command == "interactions":
-            return cmd_interactions(args)
-        if args.command == "build-extension":
-            return cmd_build_extension(args)
-        if args.command in DATASET_COMMANDS:
-            return run_dataset_command(args)
-        if args.command == "install-deps":
-            print("install-deps runs before misigen itself: blender -b -P run_blender.py -- install-deps",
-                  file=sys.stderr)
-            return EXIT_USAGE
+        return args.func(args)
     except ModuleNotFoundError as exc:
         if exc.name and exc.name.split(".")[0] == "bpy":
             print(BPY_MISSING, file=sys.stderr)
@@ -461,7 +443,6 @@ def main(argv=None) -> int:
     except (InputError, ValueError, DeviceError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    return EXIT_USAGE
 
 
 if __name__ == "__main__":

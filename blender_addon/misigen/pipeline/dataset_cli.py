@@ -16,11 +16,13 @@ EXPORT_DEFAULT_SPLIT = {"hf": "all", "sharegpt": "train", "lmms-eval": "test"}
 
 
 def add_dataset_commands(sub) -> None:
+    """Add these commands to the ``cli`` parser; each dispatches to ``run_dataset_command``."""
     p = sub.add_parser("score", help="score predictions against a dataset (MiSI-Bench Tables 1 and 2)")
     p.add_argument("--dataset", required=True, type=Path, help="a folder written by generate")
     p.add_argument("--predictions", required=True, type=Path, help='JSONL: {"id": ..., "prediction": ...} per line')
     p.add_argument("--json", type=Path, help="also write the tables as JSON to this file")
     _subset_args(p, default_split="test")
+    p.set_defaults(func=run_dataset_command)
 
     p = sub.add_parser("baseline", help="write the predictions of a reference predictor")
     p.add_argument("--kind", required=True, choices=("random", "majority"),
@@ -31,6 +33,7 @@ def add_dataset_commands(sub) -> None:
     p.add_argument("--split", default="test", choices=("train", "test", "all"),
                    help="the questions to predict (default: test)")
     p.add_argument("--seed", type=int, default=0, help="random baseline: the seed of its guesses")
+    p.set_defaults(func=run_dataset_command)
 
     p = sub.add_parser("export", help="export a dataset for training/evaluation tools")
     p.add_argument("--dataset", required=True, type=Path, help="a folder written by generate")
@@ -41,11 +44,13 @@ def add_dataset_commands(sub) -> None:
     p.add_argument("--few-shot", type=int, default=0, metavar="K",
                    help="prepend K worked examples of the same task from the train split (other structures)")
     _subset_args(p, default_split=None)
+    p.set_defaults(func=run_dataset_command)
 
     p = sub.add_parser("report", help="write a static HTML report of a dataset (OUT/report.html)")
     p.add_argument("out", type=Path, help="a folder written by generate")
     p.add_argument("--per-task", type=int, default=6, help="samples shown per task")
     p.add_argument("--scores", type=Path, nargs="*", default=[], help="score JSON files (from score --json) to show")
+    p.set_defaults(func=run_dataset_command)
 
 
 def _subset_args(p, default_split) -> None:

@@ -14,7 +14,9 @@ import sys
 import time
 from pathlib import Path
 
-from .generate import _all_specs, plan_structure, prepare_run
+from .generate import prepare_run
+from .rendering import all_specs, render_group
+from .unit import plan_structure
 
 SAMPLE_STRUCTURES = 40          # plan at most this many structures; scale the counts beyond
 CALIBRATION_IMAGES = 3
@@ -44,7 +46,7 @@ def dry_run(suite_path, structure_paths, out: Path, style: dict, split="auto", t
                                                     catalog=setup.ctx.catalog, ligands=setup.ctx.ligands)
         structure = loaded.get(source.id)
         plan_seconds.append(time.perf_counter() - t0)
-        samples_failed += sum(1 for f in _failures if f.get("sample") is not None)
+        samples_failed += sum(1 for f in _failures if f.sample is not None)
         if structure is None:
             failed += 1
             continue
@@ -94,32 +96,16 @@ def dry_run(suite_path, structure_paths, out: Path, style: dict, split="auto", t
 
 
 def _calibrate(structure, samples, out: Path, device: str) -> tuple:
-    """Render a few of the first structure's images into a scratch folder inside ``out``."""
-    from ..core.scene_plan import shown_structure
-    from ..render.renderer import SceneRenderer
-    from .render_job import render_annotated
-
+    """Render a few of the first structure's images into a scratch folder inside ``out``:
+    (median seconds per image, seconds to build the scene), or (None, 0.0) if that fails."""
     created = not Path(out).exists()
     scratch = Path(out) / ".misigen-calibration"
-    specs = [s for s in _all_specs(samples).values() if s.structure_id == structure.id]   # not T5's partner
+    specs = [s for s in all_specs(samples).values() if s.structure_id == structure.id]   # not T5's partner
     specs = [s for s in specs if s.residues == specs[0].residues][:CALIBRATION_IMAGES] if specs else []
     try:
         scratch.mkdir(parents=True, exist_ok=True)
-        t0 = time.perf_counter()
-        first = specs[0]
-        renderer = SceneRenderer(shown_structure(structure, first.style, ("protein", "ligand"), first.residues),
-                                 first.style, device)
-        build = time.perf_counter() - t0
-        times = []
-        try:
-            for spec in specs:
-                t1 = time.perf_counter()
-                shown = shown_structure(structure, spec.style, spec.parts, spec.residues)
-                render_annotated(renderer, shown, spec, spec.matrices(shown)[0], scratch)
-                times.append(time.perf_counter() - t1)
-        finally:
-            renderer.close()
-        return statistics.median(times), build
+        done = render_group(structure, specs, scratch, device)
+        return statistics.median(done.wall_seconds), done.build_seconds
     except Exception as exc:  # noqa: BLE001 - an estimate is optional; say why there is none
         print(f"calibration render failed ({type(exc).__name__}: {exc}); no time estimate", file=sys.stderr)
         return None, 0.0

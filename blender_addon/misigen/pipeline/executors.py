@@ -1,9 +1,5 @@
-"""Executors: where the per-structure work units run.
-
-A work unit is (structure id, ``RunContext``). The context is picklable and the same for
-every unit of a run; it carries the run's whole catalog (every structure after ``--limit``,
-before sharding, sorted by id) so a unit may load partner structures. Every executor calls
-``run_unit`` with it, so the annotations are byte-identical whichever one ran them:
+"""Executors: where the per-structure work units (``pipeline/unit.py``) run. Every executor
+calls ``run_unit``, so the annotations are byte-identical whichever one ran them:
 
 - ``InProcess``: the units one after another in this process (short runs, tests);
 - ``WorkerPool``: N worker processes on this machine (``--workers N``), each started the
@@ -19,111 +15,19 @@ from __future__ import annotations
 import collections
 import os
 import secrets
-import shutil
 import signal
 import socket
 import subprocess
 import sys
-import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-from .output import dumps, inside, write_bytes_atomic, write_text_atomic
+from ..core.preload import preload_rdkit
+from .run_folder import PARTS_DIR, TOKEN_PREFIX, store_files, write_failure_part
+from .unit import RunContext, crash_summary, run_unit
 
 ADDON_ROOT = str(Path(__file__).resolve().parents[2])     # the folder holding the misigen package
 DEFAULT_STRUCTURES_PER_WORKER = 25
-TOKEN_PREFIX = ".run-"                                     # parts/.run-<token>: "this disk is shared"
-
-
-@dataclass(frozen=True)
-class RunContext:
-    """Everything a work unit needs besides its structure id (picklable, one per run)."""
-    catalog: dict                 # structure id -> StructureSource, the whole run, sorted by id
-    suite: str                    # suite YAML path
-    tasks: tuple                  # selected task names, in suite order
-    style: dict
-    seed: int
-    split: str                    # auto | train | test
-    device: str                   # --device request
-    out: str                      # output folder
-    render: bool = True
-    token: str = ""               # marks the output folder, so a remote worker can tell if it sees it
-    ligands: dict = field(default_factory=dict)   # structure id -> ligand selector (PDB/mmCIF inputs)
-
-
-# ------------------------------------------------------------------ the work unit
-_SUITES: dict = {}
-
-
-def _tasks_of(ctx: RunContext):
-    """The selected TaskSpecs, loaded once per process."""
-    from ..core.tasks import load_suite
-
-    key = (ctx.suite, ctx.tasks)
-    if key not in _SUITES:
-        _SUITES[key] = [t for t in load_suite(Path(ctx.suite)) if t.name in ctx.tasks]
-    return _SUITES[key]
-
-
-def remember_tasks(ctx: RunContext, tasks) -> None:
-    """The driver already loaded the suite: units run in this process reuse it."""
-    _SUITES[(ctx.suite, ctx.tasks)] = list(tasks)
-
-
-def crash_summary(structure_id: str, why: str) -> dict:
-    return {"structure": structure_id, "status": "crashed", "records": 0, "failures": 1,
-            "samples_failed": 0, "messages": [f"{structure_id}: {why}"], "images_rendered": 0,
-            "render_seconds": 0.0, "cycles_seconds": 0.0, "device": "", "seconds": 0.0,
-            "failure": {"structure": structure_id, "task": None, "sample": None, "why": why}}
-
-
-def run_unit(structure_id: str, ctx: RunContext, return_files: bool = False) -> dict:
-    """Plan and render one structure into ``ctx.out`` (or, with ``return_files``, into a
-    scratch folder whose files come back in the summary under ``files``)."""
-    from .generate import process_structure
-
-    out = Path(ctx.out)
-    scratch = Path(tempfile.mkdtemp(prefix="misigen-unit-")) if return_files else None
-    try:
-        try:
-            summary = process_structure(ctx.catalog[structure_id], _tasks_of(ctx), ctx.style,
-                                        scratch or out, ctx.split, ctx.seed, ctx.device, ctx.render,
-                                        catalog=ctx.catalog, ligands=ctx.ligands)
-        except Exception as exc:  # a bug in one unit must not take the batch down; the rerun retries it
-            summary = crash_summary(structure_id, f"unit failed: {type(exc).__name__}: {exc}")
-            if scratch is None:
-                write_failure_part(out, summary["failure"])
-        if scratch is not None:
-            summary["files"] = {str(p.relative_to(scratch)): p.read_bytes()
-                                for p in sorted(scratch.rglob("*")) if p.is_file() and not p.name.startswith(".")}
-            if summary.get("status") == "crashed":
-                summary["files"][f"parts/{structure_id}.failures.jsonl"] = \
-                    (dumps(summary["failure"]) + "\n").encode()
-        return summary
-    finally:
-        if scratch is not None:
-            shutil.rmtree(scratch, ignore_errors=True)
-
-
-def write_failure_part(out: Path, failure: dict) -> None:
-    """A unit that produced nothing leaves only its failures part: the rerun retries it."""
-    write_text_atomic(inside(out, f"parts/{failure['structure']}.failures.jsonl"), dumps(failure) + "\n")
-
-
-def store_files(out: Path, files: dict) -> None:
-    """Write a unit's returned files; its records part last, since it marks the unit done."""
-    def order(rel: str) -> tuple:
-        return (rel.startswith("parts/") and not rel.endswith(".failures.jsonl"), rel.startswith("parts/"), rel)
-    for rel in sorted(files, key=order):
-        write_bytes_atomic(inside(out, rel), files[rel])
-
-
-def _preload_rdkit() -> None:
-    # Under PyPI bpy 4.2, RDKit must be imported before bpy (shared Boost.Python converters).
-    try:
-        import rdkit.Chem  # noqa: F401
-    except ImportError:
-        pass
 
 
 # ------------------------------------------------------------------ executors
@@ -158,7 +62,7 @@ def worker_main() -> int:
     from multiprocessing.connection import Connection
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)     # Ctrl-C is the driver's to handle
-    _preload_rdkit()
+    preload_rdkit()
     conn = Connection(int(os.environ["MISIGEN_WORKER_FD"]))
     ctx = None
     try:
@@ -250,7 +154,7 @@ class WorkerPool:
             why = (f"worker process died (exit code {s.proc.returncode}) while working on it, "
                    f"{attempts[unit]} time(s)")
             summary = crash_summary(unit, why)
-            write_failure_part(Path(ctx.out), summary["failure"])
+            write_failure_part(Path(ctx.out), summary.failure)
             on_result(summary)
 
         try:
@@ -359,8 +263,8 @@ class RayExecutor:
                     except Exception as exc:  # the task failed after its retries (node lost, crash)
                         summary = crash_summary(sid, f"ray task failed after {self.retries} retries: "
                                                      f"{type(exc).__name__}: {str(exc).splitlines()[0][:300]}")
-                        write_failure_part(Path(ctx.out), summary["failure"])
-                    files = summary.pop("files", None)
+                        write_failure_part(Path(ctx.out), summary.failure)
+                    files, summary.files = summary.files, None
                     if files:
                         store_files(Path(ctx.out), files)
                     on_result(summary)
@@ -375,11 +279,11 @@ class RayExecutor:
 
 def _ray_unit(structure_id: str, ctx: RunContext, transfer: str) -> dict:
     """A Ray task: write in place when this node sees the output folder, else return the files."""
-    _preload_rdkit()
+    preload_rdkit()
     shared = transfer == "disk" or (transfer == "auto" and bool(ctx.token) and
-                                    (Path(ctx.out) / "parts" / f"{TOKEN_PREFIX}{ctx.token}").exists())
+                                    (Path(ctx.out) / PARTS_DIR / f"{TOKEN_PREFIX}{ctx.token}").exists())
     summary = run_unit(structure_id, ctx, return_files=not shared)
-    summary["node"] = socket.gethostname()
+    summary.node = socket.gethostname()
     return summary
 
 

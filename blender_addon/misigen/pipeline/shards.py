@@ -9,6 +9,7 @@ from pathlib import Path
 
 from ..core.errors import InputError
 from .output import write_json_atomic
+from .run_folder import PARTS_DIR, RUN_FILE, identity_difference, merge, read_identity
 
 # (index variable, count variable) of common schedulers' array jobs.
 ARRAY_ENV = (
@@ -49,8 +50,6 @@ def take_shard(items: list, shard: tuple[int, int]) -> list:
 # ------------------------------------------------------------------ merging shard folders
 def rebuild_folder(out: Path) -> dict:
     """Rebuild one folder's annotations.jsonl / failures.jsonl / manifest.json from its parts."""
-    from .generate import PARTS_DIR, merge
-
     out = Path(out)
     if not (out / PARTS_DIR).is_dir():
         raise InputError(out, f"has no {PARTS_DIR}/ folder: not a generate output folder")
@@ -97,8 +96,6 @@ def merge_folders(shards: list, out: Path, move: bool = False) -> dict:
     structure finished in several shards must have the same records in each); the
     manifests are combined. ``out`` may already hold part of the same run.
     """
-    from .generate import PARTS_DIR, RUN_FILE, identity_difference, merge, read_identity
-
     shards = [Path(s) for s in shards]
     out = Path(out)
     identities = []

@@ -261,7 +261,7 @@ def _ops_text(spec) -> str:
 def preview_sample(context, settings) -> str:
     """Set up the sample's start state (its first image) and show its question, options, answer."""
     _structure, _style, sample = planned_sample(settings)
-    specs = api.sample_specs(sample)
+    specs = sample.render_specs()
     settings.sample_id, settings.question, settings.answer = sample.id, sample.question, sample.answer
     keys = [s.key() for s in specs]
     settings.options = "\n".join(
@@ -276,7 +276,7 @@ def preview_sample(context, settings) -> str:
 def show_sample_image(context, settings, step: int = 0) -> str:
     """Pose camera and models for image ``image_index + step`` of the previewed sample."""
     structure, _style, sample = planned_sample(settings)
-    specs = api.sample_specs(sample)
+    specs = sample.render_specs()
     settings.image_index = (settings.image_index + step) % len(specs)
     spec = specs[settings.image_index]
     if spec.structure_id != structure.id:          # T5: the target complex is another one

@@ -1,0 +1,220 @@
+"""The work unit of ``generate``: one structure with all its tasks, planned, rendered (its
+scene built once, its views back to back) and written as its parts; and its summary.
+
+A unit is (structure id, ``RunContext``). The context is picklable and the same for every unit
+of a run; it carries the run's whole catalog (every structure after ``--limit``, before
+sharding, sorted by id) so a unit may load partner structures. Every executor calls
+``run_unit``, so the annotations are byte-identical whichever one ran them.
+"""
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..core.errors import InputError
+from ..core.failures import Failure
+from ..core.loader import StructureSource, load_structure
+from .rendering import all_specs, render_specs
+from .run_folder import PARTS_DIR, jsonl, write_failure_part, write_parts
+
+DEFAULT_TEST_FRACTION = 490 / 3993     # MiSI-Bench's test share
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """Everything a work unit needs besides its structure id (picklable, one per run)."""
+    catalog: dict                 # structure id -> StructureSource, the whole run, sorted by id
+    suite: str                    # suite YAML path
+    tasks: tuple                  # selected task names, in suite order
+    style: dict
+    seed: int
+    split: str                    # auto | train | test
+    device: str                   # --device request
+    out: str                      # output folder
+    render: bool = True
+    token: str = ""               # marks the output folder, so a remote worker can tell if it sees it
+    ligands: dict = field(default_factory=dict)   # structure id -> ligand selector (PDB/mmCIF inputs)
+
+
+@dataclass
+class UnitSummary:
+    """What one unit did (for the progress bar, the run's counts and the exit code)."""
+    structure: str
+    status: str                   # done | failed (bad input or render failure) | crashed (a bug, a lost worker)
+    records: int = 0
+    failures: int = 0
+    samples_failed: int = 0
+    messages: list = field(default_factory=list)
+    images_rendered: int = 0
+    render_seconds: float = 0.0
+    cycles_seconds: float = 0.0
+    plan_seconds: float = 0.0
+    device: str = ""
+    seconds: float = 0.0
+    failure: Failure | None = None   # a crashed unit's one failure line
+    files: dict | None = None        # ``return_files``: relative path -> bytes, for the driver to store
+    node: str = ""                   # Ray: the host that ran it
+
+
+def crash_summary(structure_id: str, why: str) -> UnitSummary:
+    return UnitSummary(structure_id, "crashed", failures=1, messages=[f"{structure_id}: {why}"],
+                       failure=Failure(structure_id, why))
+
+
+@dataclass
+class RunStats:
+    """Counts over the units of this run, for the progress bar, the summary and the exit code."""
+    units: int = 0
+    skipped: int = 0
+    done: int = 0
+    failed: int = 0
+    records: int = 0
+    samples_failed: int = 0
+    images: int = 0
+    render_seconds: float = 0.0
+    cycles_seconds: float = 0.0
+    plan_seconds: float = 0.0
+    devices: set = field(default_factory=set)
+
+    def add(self, summary: UnitSummary) -> None:
+        if summary.status == "done":
+            self.done += 1
+        else:
+            self.failed += 1
+        self.records += summary.records
+        self.samples_failed += summary.samples_failed
+        self.images += summary.images_rendered
+        self.render_seconds += summary.render_seconds
+        self.cycles_seconds += summary.cycles_seconds
+        self.plan_seconds += summary.plan_seconds
+        if summary.device:
+            self.devices.add(summary.device)
+
+
+# ------------------------------------------------------------------ planning
+def run_partners(catalog: dict, split_mode: str, seed: int, test_fraction: float, loaded: dict,
+                    ligands: dict | None = None):
+    """The run's structures by split, with a loader (each with its own ligand selector) that keeps
+    what it loads in ``loaded``."""
+    from ..core.tasks import PartnerCatalog, split_for
+
+    splits = {sid: (split_for(sid, seed, test_fraction) if split_mode == "auto" else split_mode) for sid in catalog}
+
+    def load(sid):
+        if sid not in loaded:
+            loaded[sid] = load_structure(catalog[sid], (ligands or {}).get(sid))
+        return loaded[sid]
+    return PartnerCatalog(splits, load)
+
+
+def plan_structure(source: StructureSource, tasks, style, split_mode: str, seed: int, catalog=None,
+                   ligands: dict | None = None):
+    """Load one structure and plan all its samples: ({id: Structure} of it and the partners it loaded,
+    samples, Failures); the dict is empty when the structure itself could not be read.
+
+    ``catalog`` (id -> StructureSource, the whole run) is where a task pairing this structure
+    with another of the run (T5) finds its partner; ``ligands`` (id -> ligand selector) says which
+    HETATM ligand each PDB/mmCIF input uses.
+    """
+    from ..core.tasks import plan_samples, split_for
+
+    failures: list[Failure] = []
+    ligands = ligands or {}
+    try:
+        structure = load_structure(source, ligands.get(source.id))
+    except InputError as exc:
+        return {}, [], [Failure(source.id, exc.problem, where=str(exc.path))]
+    samples = []
+    loaded = {source.id: structure}
+    test_fraction = tasks[0].suite.get("test_fraction", DEFAULT_TEST_FRACTION) if tasks else DEFAULT_TEST_FRACTION
+    split = split_for(source.id, seed, test_fraction) if split_mode == "auto" else split_mode
+    partners = run_partners(catalog or {source.id: source}, split_mode, seed, test_fraction, loaded, ligands)
+    for task in tasks:
+        try:
+            got, failed = plan_samples(task, structure, style, split, seed, partners)
+        except InputError as exc:
+            got, failed = [], [Failure(source.id, str(exc), task=task.name)]
+        samples += got
+        failures += [f if isinstance(f, Failure) else Failure.from_dict(f) for f in failed]
+    return loaded, samples, failures
+
+
+# ------------------------------------------------------------------ the unit
+def process_structure(source: StructureSource, tasks, style, out: Path, split_mode: str, seed: int,
+                      device: str, render: bool = True, catalog=None, ligands: dict | None = None) -> UnitSummary:
+    """Plan + render one structure; write its part files.
+
+    The records part is written last and only when the structure is finished (its input
+    could not be read counts as finished: a rerun would fail the same way); after a render
+    failure only the failures part is written, so a rerun (e.g. on another device) retries.
+    """
+    t0 = time.perf_counter()
+    loaded, samples, failures = plan_structure(source, tasks, style, split_mode, seed, catalog=catalog,
+                                               ligands=ligands)
+    messages = [f"{source.id}: {f.where}: {f.why}" for f in failures if f.where]
+    t_plan = time.perf_counter() - t0
+    rendered = {"images": 0, "seconds": 0.0, "cycles_seconds": 0.0, "device": ""}
+    render_failed = False
+    if samples and render:
+        try:
+            rendered = render_specs(loaded, all_specs(samples), out, device)
+        except Exception as exc:  # a render that fails must not take the batch down with it
+            why = f"render failed: {type(exc).__name__}: {exc}"
+            failures.append(Failure(source.id, why))
+            messages.append(f"{source.id}: {why}")
+            render_failed, samples = True, []
+    records = sorted((s.as_record() for s in samples), key=lambda r: r["id"])
+    write_parts(out, source.id, None if render_failed else records, failures)
+    return UnitSummary(source.id, "failed" if not loaded or render_failed else "done", records=len(records),
+                       failures=len(failures), samples_failed=sum(1 for f in failures if f.sample is not None),
+                       messages=messages, images_rendered=rendered["images"],
+                       render_seconds=round(rendered["seconds"], 3),
+                       cycles_seconds=round(rendered["cycles_seconds"], 3), plan_seconds=round(t_plan, 3),
+                       device=rendered["device"], seconds=round(time.perf_counter() - t0, 3))
+
+
+_SUITES: dict = {}
+
+
+def tasks_of(ctx: RunContext):
+    """The selected TaskSpecs, loaded once per process."""
+    from ..core.tasks import load_suite
+
+    key = (ctx.suite, ctx.tasks)
+    if key not in _SUITES:
+        _SUITES[key] = [t for t in load_suite(Path(ctx.suite)) if t.name in ctx.tasks]
+    return _SUITES[key]
+
+
+def remember_tasks(ctx: RunContext, tasks) -> None:
+    """The driver already loaded the suite: units run in this process reuse it."""
+    _SUITES[(ctx.suite, ctx.tasks)] = list(tasks)
+
+
+def run_unit(structure_id: str, ctx: RunContext, return_files: bool = False) -> UnitSummary:
+    """Plan and render one structure into ``ctx.out`` (or, with ``return_files``, into a
+    scratch folder whose files come back in the summary's ``files``)."""
+    out = Path(ctx.out)
+    scratch = Path(tempfile.mkdtemp(prefix="misigen-unit-")) if return_files else None
+    try:
+        try:
+            summary = process_structure(ctx.catalog[structure_id], tasks_of(ctx), ctx.style,
+                                        scratch or out, ctx.split, ctx.seed, ctx.device, ctx.render,
+                                        catalog=ctx.catalog, ligands=ctx.ligands)
+        except Exception as exc:  # a bug in one unit must not take the batch down; the rerun retries it
+            summary = crash_summary(structure_id, f"unit failed: {type(exc).__name__}: {exc}")
+            if scratch is None:
+                write_failure_part(out, summary.failure)
+        if scratch is not None:
+            summary.files = {str(p.relative_to(scratch)): p.read_bytes()
+                             for p in sorted(scratch.rglob("*")) if p.is_file() and not p.name.startswith(".")}
+            if summary.status == "crashed":
+                summary.files[f"{PARTS_DIR}/{structure_id}.failures.jsonl"] = \
+                    jsonl([summary.failure.as_dict()]).encode()
+        return summary
+    finally:
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
