@@ -102,8 +102,11 @@ def test_find_cycle_finds_one():
 
 
 def test_no_import_circle_in_the_package():
-    cycle = find_cycle(import_graph())
-    assert not cycle, "import circle: " + " -> ".join(cycle)
+    graph, circles = import_graph(), []
+    while cycle := find_cycle(graph):          # every circle, not just the first: cut one edge of each
+        circles.append(" -> ".join(m.removeprefix("misigen.") for m in cycle))
+        graph[cycle[-2]].discard(cycle[-1])
+    assert not circles, "import circles:\n" + "\n".join(circles)
 
 
 def test_layers_point_one_way():

@@ -20,7 +20,7 @@ from ...core.errors import InputError
 from ...core.tasks.scoring import score_row
 from ..output import inside, write_text_atomic
 from ..records import option_texts, prompt_images
-from . import Selection, link_images, subset_note
+from .selection import Selection, link_images, subset_note
 
 FIELDS = {
     "id": "stable question id (as in OUT/annotations.jsonl)",

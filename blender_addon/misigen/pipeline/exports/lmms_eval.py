@@ -24,7 +24,7 @@ from ...core.tasks.scoring import in_paper_average, is_list_task, score_row
 from ..output import dumps, inside, write_text_atomic
 from ..records import prompt_images
 from ..score import row_order
-from . import Selection, link_images, subset_note
+from .selection import Selection, link_images, subset_note
 
 TEMPLATE = """\
 dataset_path: json

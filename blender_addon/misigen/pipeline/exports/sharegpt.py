@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ..output import dumps, inside, write_text_atomic
 from ..records import prompt_images
-from . import Selection, link_images, subset_note
+from .selection import Selection, link_images, subset_note
 
 PLACEHOLDER = "<image>"
 FIELDS = {
