@@ -1,6 +1,5 @@
 """Blender agrees with the core camera model, and rendered pixels agree with the sidecars."""
 import json
-import sys
 
 import numpy as np
 import pytest

@@ -37,7 +37,6 @@ def geometry_types(atoms, coords, element, nb, rings) -> dict[int, str]:
     el = {i: element[i] for i in atoms}
     xyz = coords
     t: dict[int, str] = {}
-    is_h = {i: element[i] in ("H", "D") for i in nb_iter(atoms, nb)}
     hav = {i: sum(1 for j in nb[i] if element[j] not in ("H", "D")) for i in atoms}
 
     def d(i, j):
