@@ -61,6 +61,15 @@ def style():
 
 
 @pytest.fixture(scope="session")
+def fast_style():
+    """The style of every test that generates: the reference look at 256², 1 sample, no denoiser.
+    Planning checks are in pixels (look-alike options, readable labels): 256² keeps them meaningful.
+    Shared by the whole session: copy it before changing it."""
+    from misigen.core.style import load_style
+    return load_style("misi_bench", {"render": {"resolution": [256, 256], "samples": 1, "denoise": False}})
+
+
+@pytest.fixture(scope="session")
 def cli():
     """Run ``python run_blender.py ARGS…`` as a user would; returns the CompletedProcess."""
     import subprocess

@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from misigen.core.resources import suite_path
-from misigen.core.style import load_style
 from misigen.core.tasks.predictions import read_prediction
 from misigen.core.tasks import answer_kind
 from misigen.core.tasks.scoring import score_row
@@ -46,21 +45,21 @@ def _write_predictions(path, pairs):
 
 
 @pytest.fixture(scope="module")
-def planned(tmp_path_factory, examples):
+def planned(tmp_path_factory, examples, fast_style):
     """Every task, both examples, test split, no images (fast)."""
     out = tmp_path_factory.mktemp("planned")
-    style = load_style("misi_bench", {"render": {"resolution": [256, 256], "samples": 1, "denoise": False}})
+    style = fast_style
     run_generate(SUITE, [examples], out, style, split="test", seed=5, render=False, progress=False)
     return out
 
 
 @pytest.fixture(scope="module")
-def rendered(tmp_path_factory, examples):
+def rendered(tmp_path_factory, examples, fast_style):
     """A small rendered dataset with both splits: BRD4 in train (the few-shot pool), 1HVI in
     test; 1 sample per pixel, a handful of tasks covering every answer kind and option kind.
     256² rather than 128²: at 128² the label checks reject 1HVI's pocket question (T9)."""
     out = tmp_path_factory.mktemp("rendered")
-    style = load_style("misi_bench", {"render": {"resolution": [RES, RES], "samples": 1, "denoise": False}})
+    style = fast_style                        # RES² (256²)
     # One run (a folder holds one run): split "auto" with a seed that puts BRD4 in train, 1HVI in test.
     run_generate(SUITE, [examples / "wagner_brd4", examples / "1hvi.pdb"], out, style, split="auto", seed=16,
                  device="cpu", task_names=["translation", "residue_ligand_interaction", "rotation_rotation",
@@ -146,11 +145,11 @@ def test_score_bad_predictions_file(planned, run, tmp_path):
     assert res.returncode == 2 and "no records in split 'train'" in res.stderr
 
 
-def test_score_and_baselines_cover_interaction_kind_variants(examples, run, tmp_path):
+def test_score_and_baselines_cover_interaction_kind_variants(examples, run, tmp_path, fast_style):
     """misi_plus adds T4/T9 variants (Yes/No, residue lists): perfect predictions score 100 in
     every row (Yes/No variants split into pos/neg), random guesses are all readable."""
     out = tmp_path / "plus"
-    style = load_style("misi_bench", {"render": {"resolution": [256, 256], "samples": 1, "denoise": False}})
+    style = fast_style
     run_generate(suite_path("misi_plus"), [examples], out, style, split="test", seed=5, render=False, progress=False)
     recs = _records(out)
     perfect = _write_predictions(tmp_path / "perfect.jsonl", [(r["id"], r["answer"]) for r in recs])

@@ -8,7 +8,6 @@ import time
 
 import pytest
 
-from misigen.core.style import load_style
 from misigen.pipeline.executors import WorkerPool
 from misigen.pipeline.generate import prepare_run, run_generate
 from misigen.pipeline.shards import merge_folders
@@ -24,11 +23,6 @@ def suite():
 
 
 @pytest.fixture(scope="module")
-def tiny_style():
-    return load_style("misi_bench", {"render": {"resolution": [256, 256], "samples": 1, "denoise": False}})
-
-
-@pytest.fixture(scope="module")
 def inputs(examples):
     return [examples / "wagner_brd4", examples / "1hvi.pdb"]
 
@@ -39,9 +33,9 @@ def _gen(out, inputs, suite, style, **kw):
 
 
 @pytest.fixture(scope="module")
-def reference(tmp_path_factory, inputs, suite, tiny_style):
+def reference(tmp_path_factory, inputs, suite, fast_style):
     out = tmp_path_factory.mktemp("one_process")
-    manifest = _gen(out, inputs, suite, tiny_style)
+    manifest = _gen(out, inputs, suite, fast_style)
     assert manifest["this_run"]["executor"] == "in-process"
     return out
 
@@ -51,18 +45,18 @@ def test_reference_run_is_valid(reference):
     assert len((reference / "annotations.jsonl").read_bytes().splitlines()) >= 6
 
 
-def test_two_workers_give_the_same_annotations(tmp_path, reference, inputs, suite, tiny_style):
-    manifest = _gen(tmp_path / "w2", inputs, suite, tiny_style, workers=2)
+def test_two_workers_give_the_same_annotations(tmp_path, reference, inputs, suite, fast_style):
+    manifest = _gen(tmp_path / "w2", inputs, suite, fast_style, workers=2)
     assert manifest["this_run"]["executor"] == "worker pool" and manifest["this_run"]["done"] == 2
     assert (tmp_path / "w2" / "annotations.jsonl").read_bytes() == (reference / "annotations.jsonl").read_bytes()
     assert validate_dataset(tmp_path / "w2") == []
 
 
-def test_ray_gives_the_same_annotations(tmp_path, reference, inputs, suite, tiny_style):
+def test_ray_gives_the_same_annotations(tmp_path, reference, inputs, suite, fast_style):
     """A real local Ray instance; workers return their files and this process writes them."""
     import ray  # noqa: F401  (installed by the test extra)
     out = tmp_path / "ray"
-    manifest = _gen(out, inputs, suite, tiny_style, executor="ray",
+    manifest = _gen(out, inputs, suite, fast_style, executor="ray",
                     ray_options={"transfer": "driver", "local_cpus": 2})
     assert manifest["this_run"]["executor"] == "ray" and manifest["this_run"]["done"] == 2
     assert (out / "annotations.jsonl").read_bytes() == (reference / "annotations.jsonl").read_bytes()
@@ -70,10 +64,10 @@ def test_ray_gives_the_same_annotations(tmp_path, reference, inputs, suite, tiny
     assert not list((out / "parts").glob(".run-*"))          # the shared-disk marker is gone
 
 
-def test_three_shard_folders_merged_give_the_same_annotations(tmp_path, reference, inputs, suite, tiny_style):
+def test_three_shard_folders_merged_give_the_same_annotations(tmp_path, reference, inputs, suite, fast_style):
     shards = [tmp_path / f"shard{i}" for i in range(3)]
     for i, folder in enumerate(shards):
-        _gen(folder, inputs, suite, tiny_style, shard=(i, 3))
+        _gen(folder, inputs, suite, fast_style, shard=(i, 3))
     merged = merge_folders(shards, tmp_path / "merged")
     assert (tmp_path / "merged" / "annotations.jsonl").read_bytes() == (reference / "annotations.jsonl").read_bytes()
     assert merged["structures_missing"] == [] and merged["counts"]["structures"] == 2
@@ -82,11 +76,11 @@ def test_three_shard_folders_merged_give_the_same_annotations(tmp_path, referenc
     assert all((s / "annotations.jsonl").exists() for s in shards)
 
 
-def test_merge_refuses_shards_of_different_runs(tmp_path, inputs, suite, tiny_style, cli):
+def test_merge_refuses_shards_of_different_runs(tmp_path, inputs, suite, fast_style, cli):
     a, b = tmp_path / "a", tmp_path / "b"
-    run_generate(suite, inputs, a, tiny_style, split="test", seed=1, task_names=TASKS, render=False,
+    run_generate(suite, inputs, a, fast_style, split="test", seed=1, task_names=TASKS, render=False,
                  progress=False, shard=(0, 2))
-    run_generate(suite, inputs, b, tiny_style, split="test", seed=2, task_names=TASKS, render=False,
+    run_generate(suite, inputs, b, fast_style, split="test", seed=2, task_names=TASKS, render=False,
                  progress=False, shard=(1, 2))
     res = cli("merge", a, b, "--out", tmp_path / "m")
     assert res.returncode == 2 and "seed" in res.stderr and str(b) in res.stderr
@@ -96,11 +90,11 @@ def test_merge_refuses_shards_of_different_runs(tmp_path, inputs, suite, tiny_st
     assert res.returncode == 3 and "incomplete" in res.stderr
 
 
-def test_a_worker_that_dies_is_replaced_and_its_unit_retried(tmp_path, inputs, suite, tiny_style):
+def test_a_worker_that_dies_is_replaced_and_its_unit_retried(tmp_path, inputs, suite, fast_style):
     """SIGKILL the first worker while it works; the pool starts another and finishes every unit."""
     out = tmp_path / "crash"
     out.mkdir()
-    setup = prepare_run(suite, inputs, out, tiny_style, "test", TASKS, None, 11, "cpu", (0, 1), render=False)
+    setup = prepare_run(suite, inputs, out, fast_style, "test", TASKS, None, 11, "cpu", (0, 1), render=False)
     pool = WorkerPool(1, per_worker=10)
     results, killed = [], []
 
@@ -139,7 +133,7 @@ def _children_running(marker: str) -> list:
     return found
 
 
-def test_a_unit_that_raises_is_recorded_and_retried_on_rerun(tmp_path, inputs, suite, tiny_style, monkeypatch):
+def test_a_unit_that_raises_is_recorded_and_retried_on_rerun(tmp_path, inputs, suite, fast_style, monkeypatch):
     import misigen.pipeline.unit as unit
     out = tmp_path / "bug"
     real = unit.process_structure
@@ -150,24 +144,24 @@ def test_a_unit_that_raises_is_recorded_and_retried_on_rerun(tmp_path, inputs, s
         return real(source, *a, **kw)
 
     monkeypatch.setattr(unit, "process_structure", flaky)
-    manifest = run_generate(suite, inputs, out, tiny_style, split="test", seed=11, task_names=TASKS,
+    manifest = run_generate(suite, inputs, out, fast_style, split="test", seed=11, task_names=TASKS,
                             render=False, progress=False)
     assert manifest["this_run"]["failed"] == 1
     fails = [json.loads(line) for line in (out / "failures.jsonl").read_text().splitlines()]
     assert any(f["structure"] == "1hvi" and "simulated bug" in f["why"] for f in fails)
     monkeypatch.setattr(unit, "process_structure", real)
-    again = run_generate(suite, inputs, out, tiny_style, split="test", seed=11, task_names=TASKS,
+    again = run_generate(suite, inputs, out, fast_style, split="test", seed=11, task_names=TASKS,
                          render=False, progress=False)
     assert again["this_run"]["structures"] == 1 and again["this_run"]["done"] == 1
     assert not any("simulated bug" in line for line in (out / "failures.jsonl").read_text().splitlines())
     shutil.rmtree(out)
 
 
-def test_each_worker_is_replaced_after_its_quota(tmp_path, inputs, suite, tiny_style):
+def test_each_worker_is_replaced_after_its_quota(tmp_path, inputs, suite, fast_style):
     """--structures-per-worker 1: every unit gets a fresh process (bounded memory per process)."""
     out = tmp_path / "quota"
     out.mkdir()
-    setup = prepare_run(suite, inputs, out, tiny_style, "test", TASKS, None, 11, "cpu", (0, 1), render=False)
+    setup = prepare_run(suite, inputs, out, fast_style, "test", TASKS, None, 11, "cpu", (0, 1), render=False)
     pool, results = WorkerPool(1, per_worker=1), []
     pool.run([s.id for s in setup.mine], setup.ctx, results.append)
     assert pool.started == 2 and [r.status for r in results] == ["done", "done"]

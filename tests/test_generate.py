@@ -5,7 +5,6 @@ import shutil
 import numpy as np
 import pytest
 
-from misigen.core.style import load_style
 from misigen.pipeline.generate import run_generate
 from misigen.pipeline.validate import validate_dataset
 
@@ -17,22 +16,16 @@ def suite():
     return suite_path("misi_bench")
 
 
-@pytest.fixture(scope="module")
-def tiny_style():
-    # Planning checks are in pixels (look-alike options, readable labels): 256² keeps them meaningful.
-    return load_style("misi_bench", {"render": {"resolution": [256, 256], "samples": 1, "denoise": False}})
-
-
 def _plan(out, examples, suite, style, **kw):
     return run_generate(suite, [examples], out, style, split="test", seed=7, render=False, progress=False, **kw)
 
 
-def test_annotations_identical_however_sharded(tmp_path, examples, suite, tiny_style):
+def test_annotations_identical_however_sharded(tmp_path, examples, suite, fast_style):
     whole = tmp_path / "whole"
-    _plan(whole, examples, suite, tiny_style)
+    _plan(whole, examples, suite, fast_style)
     sharded = tmp_path / "sharded"
     for i in range(3):
-        _plan(sharded, examples, suite, tiny_style, shard=(i, 3))
+        _plan(sharded, examples, suite, fast_style, shard=(i, 3))
     a = (whole / "annotations.jsonl").read_bytes()
     b = (sharded / "annotations.jsonl").read_bytes()
     assert a == b and len(a.splitlines()) > 20
@@ -41,26 +34,26 @@ def test_annotations_identical_however_sharded(tmp_path, examples, suite, tiny_s
     assert t5 and all(r["program"]["target_structure"] != r["structure"] for r in t5)
     # And a second run from scratch gives the same bytes.
     again = tmp_path / "again"
-    _plan(again, examples, suite, tiny_style)
+    _plan(again, examples, suite, fast_style)
     assert (again / "annotations.jsonl").read_bytes() == a
 
 
-def test_resume_after_kill(tmp_path, examples, suite, tiny_style):
+def test_resume_after_kill(tmp_path, examples, suite, fast_style):
     out = tmp_path / "out"
-    _plan(out, examples, suite, tiny_style)
+    _plan(out, examples, suite, fast_style)
     reference = (out / "annotations.jsonl").read_bytes()
     parts = sorted(p for p in (out / "parts").glob("*.jsonl") if not p.name.endswith(".failures.jsonl"))
     parts[0].unlink()                                            # this structure never finished
     (out / "parts" / ".half.jsonl.tmp123").write_text('{"id": "trunc')  # a killed writer's temp file
     (out / "annotations.jsonl").write_text("garbage")
-    manifest = _plan(out, examples, suite, tiny_style)
+    manifest = _plan(out, examples, suite, fast_style)
     assert manifest["this_run"]["structures"] == 1 and manifest["this_run"]["skipped_as_done"] == 1
     assert (out / "annotations.jsonl").read_bytes() == reference
     ids = [json.loads(l)["id"] for l in reference.decode().splitlines()]
     assert len(ids) == len(set(ids))
 
 
-def test_bad_structure_recorded_and_batch_goes_on(tmp_path, examples, suite, tiny_style):
+def test_bad_structure_recorded_and_batch_goes_on(tmp_path, examples, suite, fast_style):
     inputs = tmp_path / "inputs"
     shutil.copytree(examples / "wagner_brd4", inputs / "wagner_brd4")
     (inputs / "broken.pdb").write_bytes(b"\x00\x00binary")
@@ -68,7 +61,7 @@ def test_bad_structure_recorded_and_batch_goes_on(tmp_path, examples, suite, tin
         "ATOM      1  N   ALA A   1       0.000   0.000   0.000  1.00  0.00           N\n"
         "ATOM      2  CA  ALA A   1       1.458   0.000   0.000  1.00  0.00           C\nEND\n")
     out = tmp_path / "out"
-    manifest = run_generate(suite, [inputs], out, tiny_style, split="test", seed=1, render=False, progress=False)
+    manifest = run_generate(suite, [inputs], out, fast_style, split="test", seed=1, render=False, progress=False)
     fails = [json.loads(l) for l in (out / "failures.jsonl").read_text().splitlines()]
     why = {f["structure"]: f["why"] for f in fails if f.get("task") is None}
     assert "binary" in why["broken"] and "no drug-like ligand" in why["noligand"]
@@ -78,9 +71,9 @@ def test_bad_structure_recorded_and_batch_goes_on(tmp_path, examples, suite, tin
 
 
 @pytest.fixture(scope="module")
-def rendered_dataset(tmp_path_factory, examples, suite, tiny_style):
+def rendered_dataset(tmp_path_factory, examples, suite, fast_style):
     out = tmp_path_factory.mktemp("gen")
-    manifest = run_generate(suite, [examples / "wagner_brd4"], out, tiny_style, split="test", seed=3,
+    manifest = run_generate(suite, [examples / "wagner_brd4"], out, fast_style, split="test", seed=3,
                             task_names=["translation", "rotation", "residue_ligand_interaction",
                                         "pocket_ligand_interaction"], device="cpu", progress=False)
     return out, manifest

@@ -225,16 +225,15 @@ def test_option_text_reads_as_its_letter():
 
 
 @pytest.mark.parametrize("suite", ["misi_bench", "misi_plus"])
-def test_every_stated_answer_scores_exact_one(tmp_path, examples, suite):
+def test_every_stated_answer_scores_exact_one(tmp_path, examples, suite, fast_style):
     """Each record's own answer is perfect; an empty prediction scores 0 — for every task a
     planned dataset holds (misi_plus: interaction-kind variants with Yes/No and residue lists)."""
     import json
 
     from misigen.core.resources import suite_path
-    from misigen.core.style import load_style
     from misigen.pipeline.generate import run_generate
 
-    style = load_style("misi_bench", {"render": {"resolution": [256, 256], "samples": 1, "denoise": False}})
+    style = fast_style
     run_generate(suite_path(suite), [examples], tmp_path,
                  style, split="test", seed=5, render=False, progress=False)
     recs = [json.loads(l) for l in (tmp_path / "annotations.jsonl").read_text().splitlines()]
@@ -249,16 +248,15 @@ def test_every_stated_answer_scores_exact_one(tmp_path, examples, suite):
         assert e["exact"] == 0 and e["composite"] == 0.0, (r["id"], e)
 
 
-def test_validate_wants_canonical_answers(tmp_path, examples):
+def test_validate_wants_canonical_answers(tmp_path, examples, fast_style):
     """Scoring reads predictions leniently; a dataset's own answers must still be canonical."""
     import json
 
     from misigen.core.resources import suite_path
-    from misigen.core.style import load_style
     from misigen.pipeline.generate import run_generate
     from misigen.pipeline.validate import validate_dataset
 
-    style = load_style("misi_bench", {"render": {"resolution": [256, 256], "samples": 1, "denoise": False}})
+    style = fast_style
     run_generate(suite_path("misi_bench"), [examples / "wagner_brd4"],
                  tmp_path, style, split="test", seed=5, task_names=["translation"], render=False, progress=False)
     path = tmp_path / "annotations.jsonl"
