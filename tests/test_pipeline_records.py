@@ -1,0 +1,32 @@
+"""The pipeline's typed records and its command table."""
+import argparse
+import json
+
+from misigen.core.failures import Failure
+from misigen.pipeline.cli import build_parser
+from misigen.pipeline.output import dumps
+from misigen.pipeline.unit import RunStats, UnitSummary, crash_summary
+
+
+def test_failure_lines_always_have_the_same_four_keys():
+    bare = Failure("1abc", "render failed: boom").as_dict()
+    assert bare == {"structure": "1abc", "task": None, "sample": None, "why": "render failed: boom"}
+    unused = Failure(None, "not used: x", where="/in/notes.txt", kind="not_a_structure").as_dict()
+    assert list(json.loads(dumps(unused))) == ["kind", "sample", "structure", "task", "where", "why"]
+    planned = {"structure": "s", "task": "rotation", "sample": "rotation-s-test-000", "why": "w",
+               "category": "unavailable"}
+    assert Failure.from_dict(planned).as_dict() == planned     # a core planning line passes unchanged
+
+
+def test_unit_summaries_add_up():
+    stats = RunStats(units=2)
+    stats.add(UnitSummary("a", "done", records=3, images_rendered=2, render_seconds=1.5, device="CPU"))
+    stats.add(crash_summary("b", "worker died"))
+    assert (stats.done, stats.failed, stats.records, stats.images, stats.devices) == (1, 1, 3, 2, {"CPU"})
+    assert crash_summary("b", "worker died").failure.as_dict()["why"] == "worker died"
+
+
+def test_every_command_dispatches_from_the_table():
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    missing = [name for name, p in sub.choices.items() if not callable(p.get_default("func"))]
+    assert not missing and {"generate", "render", "interactions", "score", "export"} <= set(sub.choices)
