@@ -31,6 +31,7 @@ def test_plan_without_blender(examples):
         api.load(examples)
 
 
+@pytest.mark.render
 def test_render_annotated_through_the_api(examples, tmp_path):
     pytest.importorskip("bpy", reason="rendering needs bpy")
     complex_ = api.load(examples / "1hvi.pdb")

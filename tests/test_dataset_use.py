@@ -163,6 +163,7 @@ def test_score_and_baselines_cover_interaction_kind_variants(examples, run, tmp_
 
 
 # ------------------------------------------------------------------ baselines
+@pytest.mark.render
 def test_random_baseline_is_deterministic_and_well_formed(rendered, planned, run, tmp_path):
     for dataset in (planned, rendered):
         a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
@@ -191,6 +192,7 @@ def test_random_baseline_is_deterministic_and_well_formed(rendered, planned, run
                 assert bond.split(", ")[1] in names and bond.split()[2] in names
 
 
+@pytest.mark.render
 def test_majority_baseline(rendered, run, tmp_path):
     out = tmp_path / "maj.jsonl"
     res = run("baseline", "--kind", "majority", "--dataset", rendered, "--out", out)
@@ -209,6 +211,7 @@ def test_majority_baseline(rendered, run, tmp_path):
 
 
 # ------------------------------------------------------------------ exports
+@pytest.mark.render
 def test_hf_export_loads_with_datasets(rendered, run, tmp_path):
     datasets = pytest.importorskip("datasets", reason="datasets not installed (the test extra installs it)")
     out = tmp_path / "hf"
@@ -240,6 +243,7 @@ def test_hf_export_loads_with_datasets(rendered, run, tmp_path):
     assert card.startswith("---\nconfigs:") and "`images`" in card and "few_shot" in card
 
 
+@pytest.mark.render
 def test_sharegpt_export(rendered, run, tmp_path):
     out = tmp_path / "sg"
     res = run("export", "--dataset", rendered, "--format", "sharegpt", "--out", out, "--split", "all",
@@ -280,6 +284,7 @@ def _harness_python():
     return str(cand) if cand.exists() else None
 
 
+@pytest.mark.render
 def test_lmms_eval_export_runs_in_the_harness(rendered, run, tmp_path):
     """The task folder, loaded by lmms-eval's own TaskManager and run by its evaluator with a
     model that replays a predictions file, gives the same scores as `misigen score`."""
@@ -310,6 +315,7 @@ def test_lmms_eval_export_runs_in_the_harness(rendered, run, tmp_path):
     assert got["_images_per_request_ok"] is True
 
 
+@pytest.mark.render
 def test_export_refuses_bad_requests(rendered, run, tmp_path):
     res = run("export", "--dataset", rendered, "--format", "hf", "--out", rendered / "inside")
     assert res.returncode == 2 and "outside the dataset folder" in res.stderr
@@ -336,6 +342,7 @@ def _loaded_images(browser, page: Path) -> tuple[int, int]:
     return int(ok.group(1)), int(broken.group(1))
 
 
+@pytest.mark.render
 def test_report_opens_with_every_image_in_chromium(rendered, run, tmp_path):
     scores = tmp_path / "random.json"
     preds = tmp_path / "random.jsonl"
@@ -364,6 +371,7 @@ def test_report_opens_with_every_image_in_chromium(rendered, run, tmp_path):
 
 
 # ------------------------------------------------------------------ dataset card
+@pytest.mark.render
 def test_generate_writes_a_dataset_card(rendered, planned):
     card = (rendered / "README.md").read_text()
     manifest = json.loads((rendered / "manifest.json").read_text())

@@ -40,11 +40,13 @@ def reference(tmp_path_factory, inputs, suite, fast_style):
     return out
 
 
+@pytest.mark.render
 def test_reference_run_is_valid(reference):
     assert validate_dataset(reference) == []
     assert len((reference / "annotations.jsonl").read_bytes().splitlines()) >= 6
 
 
+@pytest.mark.render
 def test_two_workers_give_the_same_annotations(tmp_path, reference, inputs, suite, fast_style):
     manifest = _gen(tmp_path / "w2", inputs, suite, fast_style, workers=2)
     assert manifest["this_run"]["executor"] == "worker pool" and manifest["this_run"]["done"] == 2
@@ -52,6 +54,7 @@ def test_two_workers_give_the_same_annotations(tmp_path, reference, inputs, suit
     assert validate_dataset(tmp_path / "w2") == []
 
 
+@pytest.mark.render
 def test_ray_gives_the_same_annotations(tmp_path, reference, inputs, suite, fast_style):
     """A real local Ray instance; workers return their files and this process writes them."""
     import ray  # noqa: F401  (installed by the test extra)
@@ -64,6 +67,7 @@ def test_ray_gives_the_same_annotations(tmp_path, reference, inputs, suite, fast
     assert not list((out / "parts").glob(".run-*"))          # the shared-disk marker is gone
 
 
+@pytest.mark.render
 def test_three_shard_folders_merged_give_the_same_annotations(tmp_path, reference, inputs, suite, fast_style):
     shards = [tmp_path / f"shard{i}" for i in range(3)]
     for i, folder in enumerate(shards):

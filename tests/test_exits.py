@@ -26,6 +26,7 @@ def _missing_backend() -> str:
     raise AssertionError("every GPU backend has a device here")
 
 
+@pytest.mark.render
 def test_unavailable_device_is_one_error_before_any_work(tmp_path, examples, cli):
     backend = _missing_backend()
     out = tmp_path / "o"
@@ -143,6 +144,7 @@ def test_without_bpy_one_line_says_how_to_install(tmp_path, examples):
     assert "bpy" in line and 'pip install -e ".[standalone]"' in line and "blender -b -P run_blender.py" in line
 
 
+@pytest.mark.render
 def test_auto_device_says_when_it_falls_back(tmp_path, examples, cli):
     from misigen.render.device import probe_device
     choice = probe_device("auto")

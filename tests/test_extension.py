@@ -46,6 +46,7 @@ def test_zip_holds_manifest_wheels_and_data(extension_zip):
     assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc")]
 
 
+@pytest.mark.render
 def test_artist_session_with_the_installed_extension(extension_zip, tmp_path, monkeypatch, cli, examples):
     from PIL import Image
     monkeypatch.setenv("BLENDER_USER_RESOURCES", str(tmp_path / "blender_user"))

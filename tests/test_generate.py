@@ -79,6 +79,7 @@ def rendered_dataset(tmp_path_factory, examples, suite, fast_style):
     return out, manifest
 
 
+@pytest.mark.render
 def test_rendered_dataset_validates_and_shares_images(rendered_dataset):
     out, manifest = rendered_dataset
     assert validate_dataset(out) == []
@@ -91,6 +92,7 @@ def test_rendered_dataset_validates_and_shares_images(rendered_dataset):
     assert manifest["audit"]["ok"] and (out / "audit.json").is_file()
 
 
+@pytest.mark.render
 def test_rendered_sidecars_are_readable(rendered_dataset):
     """On the written sidecars: labels ≥ 2 px apart and inside the frame; every name an H-bond answer
     needs (T4: the residue's atoms and the answer's ligand atoms; T9: residue and ligand atom of each
@@ -121,6 +123,7 @@ def test_rendered_sidecars_are_readable(rendered_dataset):
     assert checked >= 3
 
 
+@pytest.mark.render
 def test_rendered_translation_agrees_with_its_answer(rendered_dataset):
     """The target image's atoms sit exactly `move` Å from the start front view's, in camera X/Y."""
     from misigen.core.op_grammar import parse_ops
@@ -149,6 +152,7 @@ def test_rendered_translation_agrees_with_its_answer(rendered_dataset):
             assert np.sign(dv) == -np.sign(op.value) and abs(dv) > abs(du)
 
 
+@pytest.mark.render
 def test_validate_finds_defects(tmp_path, rendered_dataset, cli):
     src, _ = rendered_dataset
     out = tmp_path / "copy"
@@ -176,6 +180,7 @@ def test_spec_error_stops_before_work(tmp_path, examples, suite, cli):
     assert not (tmp_path / "o").exists()
 
 
+@pytest.mark.render
 def test_validate_catches_a_cut_file_and_a_replaced_answer(tmp_path, rendered_dataset, cli):
     src, _ = rendered_dataset
     cut = tmp_path / "cut"

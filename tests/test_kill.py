@@ -5,7 +5,10 @@ import subprocess
 import sys
 import time
 
+import pytest
 from conftest import ROOT
+
+pytestmark = pytest.mark.render       # renders with Cycles: not in the fast subset (-m "not render")
 
 
 def _command(examples, out):

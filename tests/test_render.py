@@ -10,6 +10,8 @@ from misigen.core.loader import discover  # noqa: E402
 from misigen.core.style import load_style  # noqa: E402
 from misigen.pipeline.views import plan_views, render_structure_views  # noqa: E402
 
+pytestmark = pytest.mark.render       # renders with Cycles: not in the fast subset (-m "not render")
+
 
 
 def load_png(path):

@@ -7,6 +7,8 @@ import pytest
 
 bpy = pytest.importorskip("bpy", reason="the GUI tests need bpy (pip install -e .[standalone])")
 
+pytestmark = pytest.mark.render       # renders with Cycles: not in the fast subset (-m "not render")
+
 
 @pytest.fixture(scope="module")
 def addon():
