@@ -116,8 +116,8 @@ def test_a_worker_that_dies_is_replaced_and_its_unit_retried(tmp_path, inputs, s
     pool.run([s.id for s in setup.mine], setup.ctx, results.append)
     killer.join()
     assert killed and pool.started >= 2
-    assert sorted(r["structure"] for r in results) == ["1hvi", "wagner_brd4"]
-    assert all(r["status"] == "done" for r in results)
+    assert sorted(r.structure for r in results) == ["1hvi", "wagner_brd4"]
+    assert all(r.status == "done" for r in results)
 
 
 def _children_running(marker: str) -> list:
