@@ -314,10 +314,12 @@ def cmd_demo(args) -> int:
 
 
 def cmd_generate(args, structures=None) -> int:
+    """``generate`` (and ``demo``, which passes the bundled ``structures``)."""
     from .generate import Interrupted, generate
     from .shards import parse_shard
     from .validate import validate_dataset
 
+    structures = structures or args.structures
     style = style_from_args(args)
     if args.no_labels:
         style["labels"]["enabled"] = False
@@ -343,10 +345,10 @@ def cmd_generate(args, structures=None) -> int:
                 args.device, shard, render, workers=options["workers"], gpus=gpus)
         return EXIT_OK
     try:
-        manifest = generate(structures or args.structures, args.out, args.suite, style=style, split=args.split, tasks=tasks,
-                                limit=args.limit, seed=args.seed, device=args.device, shard=shard, render=render,
-                                progress=not args.no_progress, ligands=ligands, ligand=args.ligand,
-                                audit=not args.no_audit, **options)
+        manifest = generate(structures, args.out, args.suite, style=style, split=args.split, tasks=tasks,
+                            limit=args.limit, seed=args.seed, device=args.device, shard=shard, render=render,
+                            progress=not args.no_progress, ligands=ligands, ligand=args.ligand,
+                            audit=not args.no_audit, **options)
     except Interrupted as exc:
         print(str(exc), file=sys.stderr)
         return EXIT_INTERRUPTED
