@@ -276,9 +276,9 @@ def cmd_interactions(args) -> int:
             found = find_interactions(s, kinds=kinds, relax=not args.no_relax, dist_slop=args.dist_slop,
                                       angle_slop=args.angle_slop)
             ms = (time.perf_counter() - t0) * 1000
-        except (InputError, ValueError) as exc:
+        except (InputError, ValueError) as exc:   # bad input: said, and the other structures go on
             print(f"error: {exc}", file=sys.stderr)
-            status = EXIT_NOTHING
+            status = EXIT_USAGE
             continue
         if args.json:
             print(json.dumps({"id": source.id, "interactions": [i.as_dict() for i in found]}))
