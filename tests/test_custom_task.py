@@ -34,6 +34,7 @@ def custom_dataset(tmp_path_factory, examples):
     return out
 
 
+@pytest.mark.render
 def test_custom_task_generates_with_an_answer_from_3d_depths(custom_dataset):
     recs = _records(custom_dataset)
     assert recs and {r["task"] for r in recs} == {"nearer_atom"}
@@ -45,6 +46,7 @@ def test_custom_task_generates_with_an_answer_from_3d_depths(custom_dataset):
         assert all(f"atom {a['name']}" in r["question"] or a["name"] in r["question"] for a in atoms)
 
 
+@pytest.mark.render
 def test_custom_task_validates_and_a_wrong_answer_is_caught(custom_dataset, cli, tmp_path):
     res = cli("validate", custom_dataset)
     assert res.returncode == 0, res.stdout + res.stderr
@@ -59,6 +61,7 @@ def test_custom_task_validates_and_a_wrong_answer_is_caught(custom_dataset, cli,
     assert res.returncode != 0 and f"is nearer, not {flip}" in res.stdout + res.stderr
 
 
+@pytest.mark.render
 def test_custom_task_audit_score_baseline_export_report(custom_dataset, cli, tmp_path):
     out = custom_dataset
     res = cli("audit", out)
@@ -97,6 +100,7 @@ def test_a_suite_module_that_does_not_load_is_one_clear_error(tmp_path):
         load_suite(tmp_path / "suite2.yaml")
 
 
+@pytest.mark.render
 def test_three_options_generate_and_validate(tmp_path, examples):
     """Specs accept 2–4 options; validate takes the count from the record (it used to demand 4)."""
     from misigen.core.style import load_style
