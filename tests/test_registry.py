@@ -13,11 +13,11 @@ PACKAGE = Path(__file__).resolve().parents[1] / "blender_addon" / "misigen"
 
 
 def test_no_module_outside_core_tasks_names_a_task():
-    """No task name as a string literal in core/ (outside core/tasks/) or pipeline/."""
+    """No task name as a string literal in core/ (outside core/tasks/), pipeline/, render/ or ui/."""
     names = "|".join(map(re.escape, REGISTRY.names()))
     pattern = re.compile(rf"""["']({names})["']""")
     hits = []
-    for folder in ("core", "pipeline"):
+    for folder in ("core", "pipeline", "render", "ui"):
         for path in (PACKAGE / folder).rglob("*.py"):
             if PACKAGE / "core" / "tasks" in path.parents:
                 continue

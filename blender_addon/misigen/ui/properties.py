@@ -11,6 +11,7 @@ import bpy
 from ..core.geometry import canonical_views
 from ..core.resources import preset_names
 from ..core.style import hex_to_rgb
+from ..core.tasks import task_names
 from ..render.device import DEVICE_NAMES
 
 def search_presets(_self, _context, text):
@@ -84,7 +85,7 @@ class MisigenSettings(bpy.types.PropertyGroup):
     # ---- task preview
     suite: bpy.props.StringProperty(name="Suite", default="misi_bench",
                                     description="A bundled suite name or a suite YAML path")
-    task: bpy.props.StringProperty(name="Task", default="rotation", search=_search_tasks)
+    task: bpy.props.StringProperty(name="Task", default=task_names()[0], search=_search_tasks)
     split: bpy.props.EnumProperty(name="Split", items=[("test", "Test", ""), ("train", "Train", "")])
     seed: bpy.props.IntProperty(name="Seed", default=0, min=0)
     sample_index: bpy.props.IntProperty(name="Sample", default=0, min=0)
