@@ -1,12 +1,13 @@
 """Compare misigen's H-bond finder with the reference itself: ChimeraX `hbonds` (relax 0.4 A / 20 deg).
 
-    python benchmarks/bench_chimerax.py --chimerax-python VENV/bin/python [DIR ...] [--markdown]
+    python benchmarks/bench_chimerax.py --chimerax-python VENV/bin/python [DIR ...] \\
+        [--definition chimerax|misigen] [--markdown] [--details]
 
-MiSI-Bench's ground truth came from ChimeraX's `hbonds`; misigen reimplements that definition
-(docs/HBOND_CRITERIA.md). This script runs the real one. ChimeraX is NOT a misigen dependency:
-its Python package (a yanked PyPI wheel, ChimeraX 0.1.71, early 2024, CPython 3.11 only, LGPL
-2.1; its hbonds code is identical to the ChimeraX sources the criteria sheet was read from) goes
-in a separate venv used only here:
+MiSI-Bench's ground truth came from ChimeraX's `hbonds`; misigen's ``chimerax`` definition
+reproduces it (docs/INTERACTIONS.md), its ``misigen`` definition departs from it on purpose. This
+script runs the real one. ChimeraX is NOT a misigen dependency: its Python package (a yanked PyPI
+wheel, ChimeraX 0.1.71, early 2024, CPython 3.11 only, LGPL 2.1; its hbonds code is identical to
+the ChimeraX sources the criteria sheet was read from) goes in a separate venv used only here:
 
     python3.11 -m venv /tmp/cxvenv && /tmp/cxvenv/bin/pip install --no-deps chimerax==0.1.71 \\
         && /tmp/cxvenv/bin/pip install numpy==1.26.4 tinyarray sortedcontainers appdirs msgpack \\
@@ -16,12 +17,20 @@ The wheel's top-level ``import chimerax`` is broken (it imports every bundle) an
 ``chimerax.core.nogui``; the worker (``--chimerax-worker``, run under that python) makes the
 package a bare namespace and supplies a three-method stand-in UI, touching nothing on disk.
 
-Entries: every PDB file ``<id>.pdb`` in the DIRs (default: shared/data/complexes/pdb; PLIP's
-plip/test/pdb holds the literature set). Entries of benchmarks/literature_hbonds.yaml use its
-ligand (``RES:CHAIN:NUM``) and count the paper's residues; others use misigen's automatic choice.
-ChimeraX opens the same file (its own altloc choice, typing and hydrogen inference) and its
-bonds between the ligand residues and any non-water atom are compared with misigen's as
-(chain, residue, protein atom, ligand atom) pairs, direction ignored.
+Entries: what misigen's own discovery finds in the DIRs (default: shared/data/complexes/pdb and
+shared/data/complexes/paired): PDB files ``<id>.pdb`` (PLIP's plip/test/pdb holds the literature
+set) and PDBbind-style folders (protein PDB + ligand SDF). Entries of
+benchmarks/literature_hbonds.yaml use its ligand (``RES:CHAIN:NUM``) and count the paper's
+residues; others use misigen's automatic choice. ChimeraX opens the same PDB file (its own altloc
+choice, typing and hydrogen inference); for a PDBbind-style folder it opens a temporary PDB file
+(outside the repository) holding the protein file's records plus the SDF ligand as one HETATM
+residue with misigen's atom names and CONECT records for its bonds, so both tools type the same
+ligand atoms from the same connectivity. Bonds between the ligand residues and any non-water atom
+are compared with misigen's as (chain, residue, protein atom, ligand atom) pairs, direction
+ignored. ``--details`` names, per differing pair, the first reason class that applies: altloc
+(an atom's coordinates differ), typing (an atom's type differs), metal rule (a metal within 4 A),
+hydrogen placement (a donor's H positions differ), angle at the limit (misigen's verdict flips
+with the slop moved by 0.05 A / 2 deg), else other.
 """
 from __future__ import annotations
 
@@ -34,6 +43,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+NEAR = 6.0          # A: residues this close to the ligand have their atoms reported by the worker
 
 
 # ------------------------------------------------------------------ ChimeraX side (runs under its python)
@@ -67,9 +77,11 @@ def _bootstrap_chimerax():
 def chimerax_worker(jobs_path: str) -> int:
     import types
     _bootstrap_chimerax()
+    import numpy as np
     from chimerax.atomic import settings as atomic_settings
     from chimerax.core.session import Session
     from chimerax.hbonds.hbond import find_hbonds
+    from chimerax.hbonds.hydpos import hyd_positions
     from chimerax.pdb.pdb import open_pdb
     session = Session("misigen-bench", minimal=False, silent=True)
     # str(atom) in warnings reads this setting; a stand-in avoids writing a settings file
@@ -90,29 +102,113 @@ def chimerax_worker(jobs_path: str) -> int:
             p, l_ = (a, d) if is_lig(d) else (d, a)
             rows.append([p.residue.chain_id, int(p.residue.number), p.residue.name, p.name, l_.name,
                          l_.residue.name, "ligand" if is_lig(d) else "protein"])
-        out[job["id"]] = {"hbonds": rows,
-                          "ligand_altlocs": sorted({a.alt_loc for a in st.atoms if is_lig(a) and a.alt_loc != " "})}
+        # atoms near the ligand: type, coordinates, H positions (for --details)
+        lig_xyz = np.array([a.coord for a in st.atoms if is_lig(a)])
+        atoms = {}
+        for a in st.atoms:                      # hyd_positions reads the coordinate find_hbonds caches
+            a._hb_coord = a.scene_coord
+        for r in st.residues:
+            xyz = r.atoms.coords
+            if not len(lig_xyz) or ((xyz[:, None, :] - lig_xyz[None]) ** 2).sum(-1).min() > NEAR ** 2:
+                continue
+            for a in r.atoms:
+                key = f"{r.chain_id}|{r.number}|{a.name}|{int(is_lig(a))}"
+                hp = [list(map(float, h)) for h in hyd_positions(a)] if a.element.name in "NOS" else []
+                atoms[key] = [a.idatm_type, list(map(float, a.coord)), hp]
+        out[job["id"]] = {"hbonds": rows, "atoms": atoms}
         session.models.close(models)
     print(json.dumps(out))
     return 0
 
 
+# ------------------------------------------------------------------ the ligand file as a HETATM residue
+def combined_pdb(structure, protein_path: Path, out_path: Path) -> tuple[str, int, str]:
+    """Write the protein file's records plus the structure's ligand as one HETATM residue (misigen's
+    names, CONECT for its bonds) to ``out_path``; returns the ligand's (chain, number, name)."""
+    import numpy as np
+    s = structure
+    lines = Path(protein_path).read_text().splitlines()
+    atoms = [ln for ln in lines if ln.startswith(("ATOM", "HETATM", "TER"))]
+    conect = [ln for ln in lines if ln.startswith("CONECT")]
+    serials = [int(ln[6:11]) for ln in atoms if ln.startswith(("ATOM", "HETATM")) and ln[6:11].strip().isdigit()]
+    chains = {ln[21] for ln in atoms if ln.startswith(("ATOM", "HETATM"))}
+    chain = next(c for c in "LXYZWV" + "ABCDEFGHIJKMNOPQRSTU" if c not in chains)
+    rows = np.nonzero(s.ligand)[0].tolist()
+    resname = str(s.resname[rows[0]])[:3]
+    first = max(serials, default=0) + 1
+    serial = {r: first + k for k, r in enumerate(rows)}
+    out = list(atoms)
+    for r in rows:
+        name = str(s.name[r])
+        name = f" {name:<3}" if len(name) < 4 and len(str(s.element[r])) == 1 else f"{name:<4}"
+        x, y, z = s.coords[r]
+        out.append(f"HETATM{serial[r]:5d} {name} {resname:>3} {chain}{1:4d}    "
+                   f"{x:8.3f}{y:8.3f}{z:8.3f}  1.00  0.00          {str(s.element[r]).upper():>2}")
+    nb: dict = {}
+    for i, j in s.bonds.tolist():
+        if i in serial and j in serial:
+            nb.setdefault(i, []).append(j)
+            nb.setdefault(j, []).append(i)
+    for r in rows:
+        others = sorted(serial[j] for j in nb.get(r, []))
+        for k in range(0, len(others), 4):
+            out.append(f"CONECT{serial[r]:5d}" + "".join(f"{o:5d}" for o in others[k:k + 4]))
+    out += conect + ["END"]
+    out_path.write_text("\n".join(out) + "\n")
+    return chain, 1, resname
+
+
 # ------------------------------------------------------------------ misigen side
+def _pairs(found):
+    return {(i.chain, i.resseq, i.protein_atom, i.ligand_atom.split(".")[-1]) for i in found if i.kind == "hbond"}
+
+
+def _reason(pair, only, s, T, cx_atoms, at_limit, metal_rows) -> str:
+    """The first reason class that explains one differing pair (see the docstring)."""
+    import numpy as np
+    from misigen.core.interactions.hydrogens import hydrogen_positions
+    c, n, pa, la = pair
+    prot = [i for i in np.nonzero((s.chain == c) & (s.resseq == n) & (s.name == pa) & ~s.ligand)[0]]
+    lig = [i for i in np.nonzero(s.ligand)[0] if str(s.name[i]).split(".")[-1] == la]
+    cxp, cxl = cx_atoms.get(f"{c}|{n}|{pa}|0"), next((v for k, v in cx_atoms.items()
+                                                     if k.endswith(f"|{la}|1")), None)
+    if not prot or not lig or cxp is None or cxl is None:
+        return "other (atom not matched between the tools)"
+    p, l_ = prot[0], lig[0]
+    for i, cx in ((p, cxp), (l_, cxl)):
+        if np.linalg.norm(s.coords[i] - np.array(cx[1])) > 0.05:
+            return f"altloc ({s.name[i]} at another position)"
+    for i, cx in ((p, cxp), (l_, cxl)):
+        if T.types[i] != cx[0]:
+            return f"typing ({s.name[i]}: misigen {T.types[i] or '-'}, ChimeraX {cx[0]})"
+    if metal_rows is not None and len(metal_rows):
+        for i in (p, l_):
+            if np.linalg.norm(s.coords[metal_rows] - s.coords[i], axis=1).min() <= 4.0:
+                return f"metal rule ({s.name[i]} within 4 A of a metal)"
+    for i, cx in ((p, cxp), (l_, cxl)):
+        mine = hydrogen_positions(T, i) if str(s.element[i]) in "NOS" else np.zeros((0, 3))
+        theirs = np.array(cx[2]).reshape(-1, 3)
+        if len(mine) != len(theirs) or (len(mine) and np.abs(
+                np.sort(mine, axis=0) - np.sort(theirs, axis=0)).max() > 0.05):
+            return f"hydrogen placement ({s.name[i]}: misigen {len(mine)} H, ChimeraX {len(theirs)})"
+    if at_limit:
+        return "angle at the limit"
+    return "other"
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("dirs", nargs="*", type=Path)
     ap.add_argument("--chimerax-python", help="python of a venv with the chimerax wheel")
     ap.add_argument("--chimerax-worker", help=argparse.SUPPRESS)
+    ap.add_argument("--definition", default="chimerax", help="misigen's H-bond definition (chimerax|misigen)")
     ap.add_argument("--markdown", action="store_true")
-    ap.add_argument("--geometry", action="store_true", help="misigen types HETATM ligands from geometry only")
-    ap.add_argument("--details", action="store_true", help="list the pairs only one side reports")
+    ap.add_argument("--details", action="store_true", help="list the pairs only one side reports, with a reason")
     args = ap.parse_args(argv)
     if args.chimerax_worker:
         return chimerax_worker(args.chimerax_worker)
     if not args.chimerax_python:
         ap.error("--chimerax-python is required (see the docstring for the venv)")
-    if args.geometry:
-        os.environ["MISIGEN_LIGAND_CHEMISTRY"] = "geometry"
     sys.path.insert(0, str(ROOT / "blender_addon"))
     sys.path.insert(0, str(ROOT / "benchmarks"))
     from bench_literature_hbonds import residue_matches  # noqa: E402  (one rule for "residue A25")
@@ -121,33 +217,45 @@ def main(argv=None) -> int:
     import yaml
     from misigen.core.errors import InputError
     from misigen.core.interactions import find_interactions
-    from misigen.core.loader import StructureSource, load_structure
+    from misigen.core.interactions.atom_typing import type_structure
+    from misigen.core.loader import discover, load_structure
 
-    dirs = args.dirs or [Path(os.environ.get("MISIGEN_COMPLEXES", "/work/shared/data/complexes")) / "pdb"]
+    base = Path(os.environ.get("MISIGEN_COMPLEXES", "/work/shared/data/complexes"))
+    dirs = args.dirs or [base / "pdb", base / "paired"]
     lit = yaml.safe_load((ROOT / "benchmarks" / "literature_hbonds.yaml").read_text())["entries"]
-    files = {}
+    sources = {}
     for d in dirs:
-        for p in sorted(d.glob("*.pdb")):
-            files.setdefault(p.stem, p)
-    order = [e for e in lit if e in files] + sorted(e for e in files if e not in lit)
+        for src in discover([d]):
+            sources.setdefault(src.id, src)
+    order = [e for e in lit if e in sources] + sorted(e for e in sources if e not in lit)
     jobs, mis, skipped = [], {}, []
+    tmp = tempfile.TemporaryDirectory(prefix="misigen-bench-cx-")
     for e in order:
+        src = sources[e]
         try:
-            s = load_structure(StructureSource(e, files[e]), lit[e]["ligand"] if e in lit else None)
+            s = load_structure(src, lit[e]["ligand"] if e in lit else None)
         except InputError as exc:
             skipped.append(f"{e}: {exc.problem}")
             continue
-        rows = np.nonzero(s.ligand)[0]
-        jobs.append({"id": e, "pdb": str(files[e]),
-                     "ligand": sorted({(str(s.chain[i]), int(s.resseq[i]), str(s.resname[i])) for i in rows})})
-        mis[e] = {"ligand": s.meta.get("ligand_id", ""),
-                  "hbonds": [(i.chain, i.resseq, i.resname, i.protein_atom, i.ligand_atom.split(".")[-1], i.donor)
-                             for i in find_interactions(s, kinds=("hbond",))]}
-    with tempfile.TemporaryDirectory() as tmp:
-        jp = Path(tmp) / "jobs.json"
-        jp.write_text(json.dumps(jobs))
-        r = subprocess.run([args.chimerax_python, str(Path(__file__).resolve()), "--chimerax-worker", str(jp)],
-                           capture_output=True, text=True)
+        if src.ligand is not None:
+            pdb = Path(tmp.name) / f"{e}.pdb"
+            ligand = [combined_pdb(s, src.protein, pdb)]
+        else:
+            pdb = src.protein
+            rows = np.nonzero(s.ligand)[0]
+            ligand = sorted({(str(s.chain[i]), int(s.resseq[i]), str(s.resname[i])) for i in rows})
+        jobs.append({"id": e, "pdb": str(pdb), "ligand": ligand})
+        found = find_interactions(s, kinds=("hbond",), definition=args.definition)
+        looser = find_interactions(s, kinds=("hbond",), definition=args.definition, dist_slop=0.45, angle_slop=22.0)
+        tighter = find_interactions(s, kinds=("hbond",), definition=args.definition, dist_slop=0.35, angle_slop=18.0)
+        mis[e] = {"ligand": s.meta.get("ligand_id", src.ligand.name if src.ligand else ""),
+                  "set": "paired" if src.ligand is not None else "pdb", "s": s,
+                  "pairs": _pairs(found), "looser": _pairs(looser), "tighter": _pairs(tighter)}
+    jp = Path(tmp.name) / "jobs.json"
+    jp.write_text(json.dumps(jobs))
+    r = subprocess.run([args.chimerax_python, str(Path(__file__).resolve()), "--chimerax-worker", str(jp)],
+                       capture_output=True, text=True)
+    tmp.cleanup()
     if r.returncode != 0 or not r.stdout.strip():
         print(r.stderr[-3000:], file=sys.stderr)
         return 1
@@ -155,14 +263,18 @@ def main(argv=None) -> int:
 
     head = ["entry", "ligand", "ChimeraX", "misigen", "both", "pairs J", "lit. ChimeraX", "lit. misigen"]
     table, details = [], []
+    zero = {"cx": 0, "mis": 0, "both": 0}
     tot = {"cx": 0, "mis": 0, "both": 0, "lit_n": 0, "lit_cx": 0, "lit_mis": 0}
+    per_set: dict = {}
     for e in [j["id"] for j in jobs]:
         pc = {(c, n, pa, la) for c, n, rn, pa, la, lres, dn in cx[e]["hbonds"]}
-        pm = {(c, n, pa, la) for c, n, rn, pa, la, dn in mis[e]["hbonds"]}
+        pm = mis[e]["pairs"]
         both = pc & pm
-        tot["cx"] += len(pc)
-        tot["mis"] += len(pm)
-        tot["both"] += len(both)
+        ps = per_set.setdefault(mis[e]["set"], dict(zero))
+        for t in (tot, ps):
+            t["cx"] += len(pc)
+            t["mis"] += len(pm)
+            t["both"] += len(both)
         union = len(pc | pm)
         lc = lm = "-"
         if e in lit:
@@ -175,10 +287,16 @@ def main(argv=None) -> int:
             lc, lm = f"{len(hc)}/{len(core)}", f"{len(hm)}/{len(core)}"
         table.append([e, mis[e]["ligand"], str(len(pc)), str(len(pm)), str(len(both)),
                       f"{len(both) / union:.2f}" if union else "-", lc, lm])
-        for x in sorted(pc - pm):
-            details.append(f"{e} only ChimeraX: {x}")
-        for x in sorted(pm - pc):
-            details.append(f"{e} only misigen : {x}")
+        if args.details and pc ^ pm:
+            s = mis[e]["s"]
+            T = type_structure(s, definition=args.definition)
+            metals = np.nonzero(T.metal & ~s.is_water)[0]
+            for x in sorted(pc - pm):
+                why = _reason(x, "cx", s, T, cx[e]["atoms"], x in mis[e]["looser"], metals)
+                details.append(f"{e} only ChimeraX: {x}  [{why}]")
+            for x in sorted(pm - pc):
+                why = _reason(x, "mis", s, T, cx[e]["atoms"], x not in mis[e]["tighter"], metals)
+                details.append(f"{e} only misigen : {x}  [{why}]")
     if args.markdown:
         print("| " + " | ".join(head) + " |")
         print("|" + "---|" * len(head))
@@ -189,18 +307,24 @@ def main(argv=None) -> int:
         print("  ".join(h.ljust(x) for h, x in zip(head, w)))
         for row in table:
             print("  ".join(c.ljust(x) for c, x in zip(row, w)))
-    print(f"\nH-bond pairs: ChimeraX {tot['cx']}, misigen {tot['mis']}, both {tot['both']}; "
-          f"{100.0 * tot['both'] / max(tot['cx'], 1):.1f}% of ChimeraX's found by misigen, "
-          f"{100.0 * tot['both'] / max(tot['mis'], 1):.1f}% of misigen's found by ChimeraX")
+
+    def line(t):
+        return (f"ChimeraX {t['cx']}, misigen {t['mis']}, both {t['both']}; "
+                f"{100.0 * t['both'] / max(t['cx'], 1):.1f}% of ChimeraX's found by misigen, "
+                f"{100.0 * t['both'] / max(t['mis'], 1):.1f}% of misigen's found by ChimeraX")
+    print(f"\ndefinition: {args.definition}")
+    for name, t in sorted(per_set.items()):
+        print(f"set {name}: {line(t)}")
     if tot["lit_n"]:
         print(f"literature residues: ChimeraX {tot['lit_cx']}/{tot['lit_n']} = "
               f"{100.0 * tot['lit_cx'] / tot['lit_n']:.1f}%, misigen {tot['lit_mis']}/{tot['lit_n']} = "
               f"{100.0 * tot['lit_mis'] / tot['lit_n']:.1f}%")
-    for line in skipped:
-        print(f"skipped {line}")
+    for ln in skipped:
+        print(f"skipped {ln}")
     if args.details:
         print()
         print("\n".join(details))
+    print(f"H-bond pairs: {line(tot)}")
     return 0
 
 

@@ -30,7 +30,7 @@ def main(argv):
         t1 = time.perf_counter()
         allk = find_interactions(s, kinds=INTERACTION_KINDS)
         t2 = time.perf_counter()
-        from misigen.core.interactions.typing import type_structure
+        from misigen.core.interactions.atom_typing import type_structure
         pocket = int(type_structure(s).active.sum())
         rules = collections.Counter(rule_name(i.criterion) for i in hb)
         others = collections.Counter(i.kind for i in allk if i.kind != "hbond")

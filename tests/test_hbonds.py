@@ -9,7 +9,7 @@ import pytest
 from misigen.core.errors import InputError
 from misigen.core.interactions import INTERACTION_KINDS, Interaction, find_interactions, format_table
 from misigen.core.interactions.hbonds import hbond_pairs, partner_masks
-from misigen.core.interactions.typing import type_structure
+from misigen.core.interactions.atom_typing import type_structure
 from misigen.core.loader import discover, load_structure
 
 

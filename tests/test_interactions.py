@@ -6,7 +6,7 @@ import pytest
 
 from misigen.core.interactions import INTERACTION_KINDS, find_interactions
 from misigen.core.interactions.hbond_rules import acceptor_rule, donor_rule
-from misigen.core.interactions.typing import type_structure
+from misigen.core.interactions.atom_typing import type_structure
 from misigen.core.loader import discover, load_structure
 
 

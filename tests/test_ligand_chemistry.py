@@ -17,7 +17,7 @@ from misigen.core.errors import InputError
 from misigen.core.het_ligand import parse_selectors, read_ligand_map
 from misigen.core.interactions import find_interactions
 from misigen.core.interactions.hbond_rules import acceptor_rule, donor_rule
-from misigen.core.interactions.typing import type_structure
+from misigen.core.interactions.atom_typing import type_structure
 from misigen.core.loader import discover, load_structure
 
 EXCERPTS = Path(__file__).resolve().parent / "data" / "excerpts"

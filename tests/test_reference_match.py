@@ -14,7 +14,7 @@ from misigen.core import ccd
 from misigen.core.interactions import find_interactions
 from misigen.core.interactions.hbond_geometry import angle
 from misigen.core.interactions.hydrogens import hydrogen_positions
-from misigen.core.interactions.typing import type_structure
+from misigen.core.interactions.atom_typing import type_structure
 from misigen.core.loader import discover, load_structure
 from misigen.core.readers import read_protein_file
 

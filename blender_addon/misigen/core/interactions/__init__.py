@@ -17,7 +17,7 @@ __all__ = ["INTERACTION_KINDS", "Interaction", "find_interactions", "format_tabl
 
 
 def find_interactions(structure, kinds=("hbond",), relax=True, dist_slop=0.4,
-                      angle_slop=20.0) -> list[Interaction]:
+                      angle_slop=20.0, definition=None) -> list[Interaction]:
     """Protein (non-ligand, non-water) – ligand interactions of the named kinds, sorted by
     (chain, resseq, icode, protein atom, ligand atom, kind)."""
     if isinstance(kinds, str):
@@ -27,8 +27,8 @@ def find_interactions(structure, kinds=("hbond",), relax=True, dist_slop=0.4,
         raise ValueError(f"unknown interaction kind(s) {unknown}; choose from {INTERACTION_KINDS}")
     if not structure.ligand.any():
         return []
-    from .typing import type_structure
-    T = type_structure(structure)
+    from .atom_typing import type_structure
+    T = type_structure(structure, definition=definition)
     out: list[Interaction] = []
     if "hbond" in kinds:
         from .hbonds import find_hbonds

@@ -5,7 +5,7 @@ import numpy as np
 
 from .hbond_rules import Rule, acceptor_class, criteria
 from .hydrogens import TET, ideal_positions, lone_pair_dirs
-from .typing import Typed, type_geometry
+from .atom_typing import Typed, type_geometry
 
 
 def angle(a, v, b) -> float:

@@ -11,7 +11,7 @@ import functools
 from dataclasses import dataclass, field
 
 from ..data_files import load_table
-from .typing import Typed, type_geometry, type_subs
+from .atom_typing import Typed, type_geometry, type_subs
 
 ACCEPTOR_TYPES = {"O3", "O2", "O3-", "O2-", "Oar", "Oar+", "O1", "O1+", "N3", "N2", "N1",
                   "Npl", "N2+", "S2", "Sar", "S3-"}

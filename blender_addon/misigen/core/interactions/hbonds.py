@@ -7,7 +7,7 @@ from .hbond_geometry import Slop, acceptor_test, donor_test
 from .hbond_rules import acceptor_rule, criteria, donor_rule
 from .hydrogens import hydrogen_positions
 from .model import Interaction
-from .typing import Typed, type_geometry
+from .atom_typing import Typed, type_geometry
 
 POLAR = ("N", "O", "S")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .typing import Typed, type_geometry, type_subs
+from .atom_typing import Typed, type_geometry, type_subs
 
 XH_BOND = {"N": 0.91, "O": 0.91, "S": 1.25}   # r_cov(D) + r_cov(H) (ChimeraX radii)
 TET = np.degrees(np.arccos(-1.0 / 3.0))        # 109.47

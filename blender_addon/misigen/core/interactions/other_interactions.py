@@ -13,7 +13,7 @@ from ..data_files import load_table
 from .hbond_geometry import angle, vec_angle
 from .hbond_rules import ACCEPTOR_TYPES
 from .model import Interaction
-from .typing import HIS_NAMES, Typed
+from .atom_typing import HIS_NAMES, Typed
 
 
 @functools.lru_cache(maxsize=None)

@@ -322,7 +322,7 @@ def covalent_link_rows(s) -> list[tuple[int, int]]:
     return out
 
 
-def type_structure(s, active_cutoff: float = 9.0) -> Typed:
+def type_structure(s, active_cutoff: float = 9.0, definition=None) -> Typed:
     """Type every atom of residues near the ligand (within ``active_cutoff`` Å) and the ligand."""
     n = s.n_atoms
     nb = s.neighbours()
