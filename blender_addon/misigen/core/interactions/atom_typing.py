@@ -18,6 +18,7 @@ import numpy as np
 
 from ..data_files import is_metal, load_table
 from .. import bonds as bondlib
+from .definitions import resolve
 from .geometry_typing import apply_charge_pass, geometry_types
 
 HIS_NAMES = {"HIS", "HID", "HIE", "HIP", "HSD", "HSE", "HSP"}
@@ -52,6 +53,8 @@ class Typed:
     metal: np.ndarray                 # (N,) bool
     active: np.ndarray                # (N,) bool: atoms the finder looks at
     notes: dict = field(default_factory=dict)
+    definition: str = "chimerax"      # the H-bond definition (definitions.py) ...
+    rules: dict = field(default_factory=dict)   # ... and its switches
 
     def geom(self, i: int) -> int:
         return type_geometry(self.types[i])
@@ -238,19 +241,37 @@ def _template_types(s, rows, resname, has_h) -> dict[int, str]:
     return out
 
 
-def _protonation_fix(s, rows, t, nb, is_h):
+def _his_tautomer(s, names, t):
+    """[chimerax] A neutral His without H: the ring N with the shorter bond to CE1 carries the
+    double bond (N2, acceptor only), the other the H (Npl, donor only). What ChimeraX does: it
+    types the ring from its bond lengths, not from the Npl/Npl template (measured on every His
+    of the shared PDB entries, tests/test_reference_match.py)."""
+    if not all(n in names for n in ("ND1", "NE2", "CE1")):
+        return
+    nd1, ne2, ce1 = names["ND1"], names["NE2"], names["CE1"]
+    d1 = float(np.linalg.norm(s.coords[nd1] - s.coords[ce1]))
+    d2 = float(np.linalg.norm(s.coords[ne2] - s.coords[ce1]))
+    t[nd1], t[ne2] = ("N2", "Npl") if d1 <= d2 else ("Npl", "N2")
+
+
+def _protonation_fix(s, rows, t, nb, is_h, rules=None):
     """Explicit hydrogens decide His tautomer, acid Asp/Glu and neutral Lys (as after AddH);
-    the N terminus is N3+.  Residues without any H keep their template types."""
+    the N terminus is N3+.  Residues without any H keep their template types, except His
+    under the ``chimerax`` definition (``his_tautomer``)."""
+    rules = rules or {}
     res = s.resname[rows[0]]
     names = {s.name[i]: i for i in rows}
     nh = lambda i: sum(1 for j in nb[i] if is_h[j])  # noqa: E731
     has_h = bool(is_h[rows].any())
     if not has_h:
-        pass
+        if res == "HIS" and rules.get("his_tautomer"):
+            _his_tautomer(s, names, t)
     elif res in HIS_NAMES:
         for n in ("ND1", "NE2"):
             if n in names:
                 t[names[n]] = "Npl" if nh(names[n]) else "N2"
+        if rules.get("doubly_protonated_his") and all(n in names and nh(names[n]) for n in ("ND1", "NE2")):
+            t[names["NE2"]] = "N2+"     # as ChimeraX types a His with both H (same donor rules)
     elif res in ("ASP", "GLU", "ASH", "GLH"):
         c, o1, o2 = ("CG", "OD1", "OD2") if res in ("ASP", "ASH") else ("CD", "OE1", "OE2")
         if o1 in names and o2 in names:
@@ -323,9 +344,15 @@ def covalent_link_rows(s) -> list[tuple[int, int]]:
 
 
 def type_structure(s, active_cutoff: float = 9.0, definition=None) -> Typed:
-    """Type every atom of residues near the ligand (within ``active_cutoff`` Å) and the ligand."""
+    """Type every atom of residues near the ligand (within ``active_cutoff`` Å) and the ligand,
+    as the named H-bond definition says (None: the default, definitions.py)."""
+    def_name, rules = resolve(definition)
     n = s.n_atoms
     nb = s.neighbours()
+    metal = np.array([is_metal(e) for e in s.element])
+    if not rules["metal_bonds"]:
+        # as ChimeraX: a bond to a metal is a coordination (pseudo)bond, not a neighbour
+        nb = [[j for j in row if not metal[j]] if not metal[i] else [] for i, row in enumerate(nb)]
     for i, j in covalent_link_rows(s):   # ligand–protein covalent bonds count as neighbours
         if j not in nb[i]:
             nb[i].append(j)
@@ -343,7 +370,6 @@ def type_structure(s, active_cutoff: float = 9.0, definition=None) -> Typed:
             near[start:start + 4096] = d2.min(1) <= active_cutoff ** 2
     active = np.isin(res_idx, np.unique(res_idx[near])) | s.ligand
     types = np.full(n, "", dtype=object)
-    metal = np.array([is_metal(e) for e in s.element])
     rings: list = []
     skip = np.zeros(n, bool)
     residues: dict[int, list[int]] = {}
@@ -366,11 +392,11 @@ def type_structure(s, active_cutoff: float = 9.0, definition=None) -> Typed:
             continue
         if resname in table["residues"]:
             t = _template_types(s, rows, resname, is_h[rows].any())
-            _protonation_fix(s, rows, t, nb, is_h)
+            _protonation_fix(s, rows, t, nb, is_h, rules)
             for i in _truncated(s, rows, nb, heavy):
                 skip[i] = True
         else:
-            t = geometry_types(rows, s.coords, s.element, nb, rr)
+            t = geometry_types(rows, s.coords, s.element, nb, rr, imine_n2=rules["imine_n2"])
         for i in rows:
             if is_h[i]:
                 t[i] = "HC" if any(s.element[j] == "C" for j in nb[i]) else "H"
@@ -383,16 +409,17 @@ def type_structure(s, active_cutoff: float = 9.0, definition=None) -> Typed:
         mol = s.ligand_mol
         from_file = str(s.meta.get("ligand_bond_orders", "")).startswith("file")
         from_ccd = str(s.meta.get("ligand_bond_orders", "")).startswith("ccd")
-        if mol is not None and from_file and mol.GetNumAtoms() == len(lig_rows):
+        chem = rules["ligand_chemistry"]
+        if chem and mol is not None and from_file and mol.GetNumAtoms() == len(lig_rows):
             t = _rdkit_types(s, lig_rows, nb)
             arom = {i for i in lig_rows if t.get(i) == "Car"}
             apply_charge_pass(lig_rows, t, s.element, nb, arom, lig_rings)
             notes["ligand_typing"] = "rdkit"
-        elif mol is not None and from_ccd and mol.GetNumAtoms() == len(lig_rows):
+        elif chem and mol is not None and from_ccd and mol.GetNumAtoms() == len(lig_rows):
             # CCD template bond orders through RDKit; atoms the template did not describe
             # keep their geometry types (het_ligand.TEMPLATE_PROP)
             t = _rdkit_types(s, lig_rows, nb)
-            g = geometry_types(lig_rows, s.coords, s.element, nb, lig_rings)
+            g = geometry_types(lig_rows, s.coords, s.element, nb, lig_rings, imine_n2=rules["imine_n2"])
             geo = [lig_rows[a.GetIdx()] for a in mol.GetAtoms()
                    if not (a.HasProp("misigen_template") and a.GetIntProp("misigen_template"))]
             for i in geo:
@@ -405,13 +432,13 @@ def type_structure(s, active_cutoff: float = 9.0, definition=None) -> Typed:
         elif s.resname[lig_rows[0]] in table["residues"]:
             # a standard residue as the ligand (e.g. free ARG): templates, as the reference does
             t = _template_types(s, lig_rows, s.resname[lig_rows[0]], is_h[lig_rows].any())
-            _protonation_fix(s, lig_rows, t, nb, is_h)
+            _protonation_fix(s, lig_rows, t, nb, is_h, rules)
             for i in lig_rows:
                 if is_h[i]:
                     t[i] = "HC" if any(s.element[j] == "C" for j in nb[i]) else "H"
             notes["ligand_typing"] = "template"
         else:
-            t = geometry_types(lig_rows, s.coords, s.element, nb, lig_rings)
+            t = geometry_types(lig_rows, s.coords, s.element, nb, lig_rings, imine_n2=rules["imine_n2"])
             notes["ligand_typing"] = "geometry"
         for i, v in t.items():
             types[i] = v
@@ -424,4 +451,4 @@ def type_structure(s, active_cutoff: float = 9.0, definition=None) -> Typed:
                 any(s.element[a] == "C" for a in ring) for ring in rings]
     return Typed(s=s, types=types, nb=nb, heavy_nb=heavy_nb, h_nb=h_nb, rings=rings,
                  atom_rings=atom_rings, aromatic_ring=aromatic, skip=skip, metal=metal,
-                 active=active, notes=notes)
+                 active=active, notes=notes, definition=def_name, rules=rules)

@@ -26,11 +26,12 @@ def _planar(xyz: np.ndarray, tol: float = 0.12) -> bool:
     return float(sv[-1]) / np.sqrt(len(xyz)) < tol
 
 
-def geometry_types(atoms, coords, element, nb, rings) -> dict[int, str]:
+def geometry_types(atoms, coords, element, nb, rings, imine_n2: bool = True) -> dict[int, str]:
     """Types for ``atoms`` (one residue or one ligand) from geometry.
 
     nb: neighbour lists (global indices, already restricted to bonds that exist);
-    rings: list of tuples of atom indices (intra-residue smallest rings).
+    rings: list of tuples of atom indices (intra-residue smallest rings);
+    imine_n2: misigen's terminal-imine fix (off in the ``chimerax`` definition).
     """
     atoms = list(atoms)
     aset = set(atoms)
@@ -150,7 +151,7 @@ def geometry_types(atoms, coords, element, nb, rings) -> dict[int, str]:
             elif (pt in ("C2", "C3") and dd > 1.38) or (pt == "N3" and dd > 1.43) or \
                     (pt == "Npl" and dd > 1.41):
                 t[i] = "N3"
-            elif pe == "C" and dd <= IMINE_CN and len(nb[j]) == 3 and not any(
+            elif imine_n2 and pe == "C" and dd <= IMINE_CN and len(nb[j]) == 3 and not any(
                     element[k] in ("N", "O") for k in nb[j] if k != i):
                 # [fix] a terminal C=N-H (imine; e.g. the thioimidate a nitrile warhead forms with
                 # Cys) is an acceptor N2, not an NH2; the reference types it Npl (donor only)

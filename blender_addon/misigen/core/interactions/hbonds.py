@@ -131,7 +131,7 @@ def find_hbonds(T: Typed, dist_slop=0.4, angle_slop=20.0) -> list[Interaction]:
     prot, lig = partner_masks(T)
     out = []
     lim = criteria()["shared_proton"]["max_distance"]
-    for p, l_, dist in shared_proton_pairs(T, prot, lig):
+    for p, l_, dist in (shared_proton_pairs(T, prot, lig) if T.rules.get("shared_proton") else []):
         out.append(Interaction(
             kind="hbond", protein_index=int(p), ligand_index=int(l_), chain=str(s.chain[p]),
             resname=str(s.resname[p]), resseq=int(s.resseq[p]), icode=str(s.icode[p]),

@@ -88,6 +88,8 @@ def deposited_rotor(T: Typed, d: int) -> bool:
     not observed, so it does not restrict the H-bond: the donor is tested as a rotor without
     H (the reference trusts any explicit H; 1hvi's inhibitor hydroxyls point away from Asp25)."""
     s = T.s
+    if T.rules.get("deposited_rotor_h", True):
+        return False          # the chimerax definition trusts them, as the reference
     if not s.ligand[d] or not str(s.meta.get("ligand_bond_orders", "")).startswith(("ccd", "unknown")):
         return False
     return type_geometry(T.types[d]) == 4 and len(T.heavy_nb[d]) == 1
