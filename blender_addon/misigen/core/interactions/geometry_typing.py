@@ -11,6 +11,19 @@ import numpy as np
 
 IMINE_CN = 1.30   # Å; C=N 1.27-1.29 in imines, C-N >= 1.32 in amides, amidines, anilines
 
+# pass 4.25 reference lengths (A): C-N, N-N, N-O(terminal)
+NPL_REF = {"C": 1.3629, "N": 1.3337, "O": 1.3485}
+_TERMINAL_SP2 = {"O2", "S2", "N2", "O1", "N1", "O2-", "O3-"}
+
+
+def _ref_key(element, nb, j):
+    """Element key of a neighbour for the pass 4.25 reference length (O only if terminal)."""
+    e = element[j]
+    if e == "O" and len(nb[j]) != 1:
+        return None
+    return e
+
+
 _HEAVY_SP2_RING = {"C2", "Npl", "Sar", "O3", "S3", "N3", "Oar", "Car", "N2", "N2+", "C3"}
 
 
@@ -212,6 +225,27 @@ def geometry_types(atoms, coords, element, nb, rings, imine_n2: bool = True) -> 
             if any((element[j] == "C" and d(i, j) <= 1.38) or (element[j] == "N" and d(i, j) <= 1.32)
                    for j in nb[i]):
                 t[i] = "N2" if hav[i] < 2 else "Npl"
+    # pass 4.25: a 2-connected Npl without H whose bonds are shorter than single bonds takes a
+    # double bond to the neighbour that is most double-bond-like (it is an N2 then)
+    claimed: set[int] = set()
+    for i in atoms:
+        if t.get(i) != "Npl" or len(nb[i]) != 2 or any(element[j] in ("H", "D") for j in nb[i]):
+            continue
+        refs = [NPL_REF.get(_ref_key(element, nb, j)) for j in nb[i]]
+        if None in refs:
+            continue
+        lengths = [d(i, j) for j in nb[i]]
+        if np.prod(lengths) >= np.prod(refs):
+            continue
+        k = int(np.argmin([x / r for x, r in zip(lengths, refs)]))
+        j = nb[i][k]
+        if lengths[k] > refs[k] or j in claimed or t.get(j) == "Car" or \
+                (element[j] == "N" and len(nb[j]) > 2) or \
+                any(len(nb[m]) == 1 and t.get(m) in _TERMINAL_SP2 for m in nb[j] if m != i):
+            continue
+        t[i] = "N2"
+        t[j] = {"C": "C2", "N": "N2", "O": "O2"}[element[j]]
+        claimed.update((i, j))
     # pass 4.5 (simplified): planar rings of sp2-compatible atoms are aromatic
     aromatic_atoms: set[int] = set()
     for ring in rings:
@@ -222,6 +256,10 @@ def geometry_types(atoms, coords, element, nb, rings, imine_n2: bool = True) -> 
         if any(t[r] == "C3" and len(nb[r]) != 2 for r in ring):
             continue
         if len(ring) == 5 and 2 <= sum(el[r] == "O" for r in ring) <= 4:
+            continue
+        if any(t.get(m) in ("O2", "S2") and len(nb[m]) == 1 for r in ring for m in nb[r] if m not in ring):
+            # a ring C=O / C=S (pyrimidinone, guanine's 6-ring, pyridone): not aromatic in the
+            # reference's bond-order model (3shy 5FO, 4dst GCP, 4kya 1UG)
             continue
         if not _planar(xyz[list(ring)]):
             continue
