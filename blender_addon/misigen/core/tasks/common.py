@@ -239,7 +239,6 @@ class Context:
         self.structure = structure
         self.style = style
         self.cache: dict = {}
-        self._hbonds = None
 
     def _memo(self, key, make):
         if key not in self.cache:
@@ -274,36 +273,37 @@ class Context:
             xyz, radii = xyz[fit_rows], radii[fit_rows]
         return fit_camera(xyz, radii, self.style)
 
-    def hbonds(self) -> list:
+    def hbonds(self, definition: str | None = None) -> list:
         """Protein–ligand H-bonds of the full structure, one per (residue, protein atom, ligand
-        atom), in the finder's order (chain, resseq, icode, protein atom, ligand atom)."""
-        if self._hbonds is None:
+        atom), in the finder's order (chain, resseq, icode, protein atom, ligand atom), by the
+        named H-bond definition (the suite's ``hbonds.definition``; None: the default)."""
+        def make():
             from ..interactions import find_interactions
             seen, out = set(), []
-            for it in find_interactions(self.structure, kinds=("hbond",)):
+            for it in find_interactions(self.structure, kinds=("hbond",), definition=definition):
                 if it.kind != "hbond":
                     continue
                 key = (it.chain, int(it.resseq), it.icode, it.resname, it.protein_atom, it.ligand_atom)
                 if key not in seen:
                     seen.add(key)
                     out.append(it)
-            self._hbonds = out
-        return self._hbonds
+            return out
+        return self._memo(("hbonds", definition), make)
 
-    def interactions(self, kind: str) -> list:
+    def interactions(self, kind: str, definition: str | None = None) -> list:
         """Protein–ligand interactions of one kind (H-bonds: ``hbonds``), one per partner identity."""
         if kind == "hbond":
-            return self.hbonds()
+            return self.hbonds(definition)
 
         def make():
             from ..interactions import find_interactions
             seen, out = set(), []
-            for it in find_interactions(self.structure, kinds=(kind,)):
+            for it in find_interactions(self.structure, kinds=(kind,), definition=definition):
                 if it.kind == kind and it.identity() not in seen:
                     seen.add(it.identity())
                     out.append(it)
             return out
-        return self._memo(("interactions", kind), make)
+        return self._memo(("interactions", kind, definition), make)
 
     def group_rows(self, it) -> tuple[list[int], list[int]]:
         """Full-structure rows of an interaction's protein group and ligand group (by atom name)."""

@@ -51,6 +51,10 @@ class HBondPlanner(Planner):
     def kind(self) -> str:
         return self.d["interaction"]["kind"]
 
+    def found(self) -> list:
+        """This task's interactions, by its suite's H-bond definition."""
+        return self.ctx.interactions(self.kind, self.task.suite.get("hbond_definition"))
+
     def kind_fields(self) -> dict:
         return {"interaction": kinds.name(self.kind), "interactions": kinds.name(self.kind, True),
                 "criteria": kinds.criteria_text(self.kind)}
@@ -108,7 +112,7 @@ class HBondPlanner(Planner):
 class ResiduePlanner(HBondPlanner):
     def setup(self):
         ctx, d = self.ctx, self.d
-        self.hb = ctx.interactions(self.kind)
+        self.hb = self.found()
         shown = ctx.shown(COMPLEX)
         lig = shown.ligand & ~shown.is_hydrogen
         lig_polar = lig & np.isin(shown.element, HETERO)
@@ -237,7 +241,7 @@ def _min_dist(a: np.ndarray, b: np.ndarray) -> float:
 # ------------------------------------------------------------------ T9
 class PocketPlanner(HBondPlanner):
     def setup(self):
-        self.hb = self.ctx.interactions(self.kind)
+        self.hb = self.found()
         if not self.hb and self.d["without_interactions"][self.split] == "skip":
             raise Unavailable(f"no protein–ligand {kinds.name(self.kind)} in this complex ({self.split} split: "
                               f"complexes without one are skipped)")

@@ -32,7 +32,7 @@ def location_ops(a: float, b: float) -> list[Op]:
 
 class LocationPlanner(HBondPlanner):
     def setup(self):
-        self.hb = self.ctx.interactions(self.kind)
+        self.hb = self.found()
         if not self.hb:
             raise Unavailable(f"no protein–ligand {kinds.name(self.kind)} in this complex")
         self.labels = self.label_plan()

@@ -22,6 +22,7 @@ from pathlib import Path
 from ..errors import InputError
 from ..resources import task_specs_dir
 from ..style import read_yaml
+from ..interactions.definitions import definition_names
 from .catalog import REGISTRY, task_names, task_type
 from .schema import REQUIRED, Bool, Enum, Int, List, Map, Num, Str, check_template
 
@@ -48,6 +49,8 @@ SUITE = Map({
     "modules": (List(Str(), min_len=0), []),
     "split": (Map({"test_fraction": (Num(0, 1), 490 / 3993)}), {}),
     "camera": (Map({"zoom_clearance": (Num(0), 4.0)}), {}),
+    # which H-bond definition the ground truth uses (core/interactions/definitions.py)
+    "hbonds": (Map({"definition": (Enum(definition_names()), None)}), {}),
     "audit": (Map({"margin": (Num(0, 1), 0.05), "confidence": (Num(0.5, 0.9999), 0.99),
                    "image_size": (Int(8, 512), 64),
                    "known_shortcuts": (List(KNOWN_SHORTCUT, min_len=0), [])}), {}),
@@ -120,6 +123,8 @@ def load_suite(path) -> list[TaskSpec]:
     settings = {"name": suite["name"], "test_fraction": float(suite["split"]["test_fraction"]),
                 "zoom_clearance": float(suite["camera"]["zoom_clearance"]), "audit": suite["audit"],
                 "path": str(path)}
+    if suite["hbonds"]["definition"] is not None:     # only when named: other suites keep their hash
+        settings["hbond_definition"] = suite["hbonds"]["definition"]
     tasks, names = [], set()
     for k, rel in enumerate(suite["tasks"]):
         tpath = (path.parent / rel)
