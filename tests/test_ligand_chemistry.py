@@ -39,7 +39,7 @@ def row(s, name, ligand=True):
 
 def bonds(s):
     return {(i.resname, i.resseq, i.protein_atom, i.ligand_atom, i.donor): round(i.distance, 2)
-            for i in find_interactions(s, kinds=("hbond",))}
+            for i in find_interactions(s, kinds=("hbond",), definition="misigen")}
 
 
 # ------------------------------------------------------------------ typing fixes
@@ -47,9 +47,10 @@ def bonds(s):
 def test_guanine_n1_h_donates_to_asp(monkeypatch):
     """7MG (1h2t) and BGO (3tah): guanine N1 carries an H (keto tautomer, CCD H1), so it donates
     to the Asp that binds the base edge (Asp114 OD2 2.86 A; Asp116 OD1 2.84 A). Geometry alone
-    types the ring N1 as an acceptor-only N2 and misses both bonds."""
+    types 7MG's ring N1 as an acceptor-only N2 and misses that bond; BGO's N1 it now gets
+    (its 6-ring C=O ring is not aromatic, as in the reference, so N1 keeps its H)."""
     s = load("1h2t_gdp_7mg", monkeypatch=monkeypatch)
-    T = type_structure(s)
+    T = type_structure(s, definition="misigen")
     n1 = row(s, "7MG.N1")
     assert T.types[n1] == "Npl" and donor_rule(T, n1) is not None
     assert bonds(s)[("ASP", 114, "OD2", "7MG.N1", "ligand")] == 2.86
@@ -59,7 +60,7 @@ def test_guanine_n1_h_donates_to_asp(monkeypatch):
     assert type_structure(g).types[row(g, "7MG.N1")] == "N2"
     assert not any(k[3] == "7MG.N1" for k in bonds(g))
     g = load("3tah_bgo", chemistry="geometry", monkeypatch=monkeypatch)
-    assert not any(k[3] == "N1" for k in bonds(g))
+    assert any(k[3] == "N1" for k in bonds(g))
 
 
 @needs_ccd
@@ -67,7 +68,7 @@ def test_urea_nh_of_amidinophenyl_urea_donate(monkeypatch):
     """GP6 (1bju): N3 and N4 are urea N-H (CCD H3, H4), donors; geometry makes them N2 acceptors, so
     their bonds to the sulfate next to them (2.87-3.01 A) vanish."""
     s = load("1bju_gp6", monkeypatch=monkeypatch)
-    T = type_structure(s)
+    T = type_structure(s, definition="misigen")
     for name in ("N3", "N4"):
         i = row(s, name)
         assert T.types[i] == "Npl" and donor_rule(T, i) is not None
@@ -85,7 +86,7 @@ def test_flavin_ring_oxygens_are_carbonyls(monkeypatch):
     H. Geometry types the ring as aromatic with phenol-like O that 'donate' (O2 to Tyr100 O, 3.38 A)
     and misses the real N3-H...O=C Tyr100 bond (2.81 A)."""
     s = load("1aku_fmn", monkeypatch=monkeypatch)
-    T = type_structure(s)
+    T = type_structure(s, definition="misigen")
     assert T.types[row(s, "O2")] == "O2" and T.types[row(s, "O4")] == "O2"
     found = bonds(s)
     assert found[("TYR", 100, "O", "N3", "ligand")] == 2.81
@@ -105,7 +106,7 @@ def test_thioimidate_nitrogen_accepts_in_the_oxyanion_hole(monkeypatch):
     s = load("1vsn_nft", monkeypatch=monkeypatch)
     assert s.meta["covalent_links"] == [[["A", 25, "", "CYS", "SG"], ["A", 283, "", "NFT", "C44"]]]
     assert "geometry for C41 C44 N45" in s.meta["ligand_templates"]["NFT:A:283"]
-    T = type_structure(s)
+    T = type_structure(s, definition="misigen")
     n45 = row(s, "N45")
     assert T.types[n45] == "N2" and acceptor_rule(T, n45) is not None
     found = bonds(s)
@@ -122,7 +123,7 @@ def test_acid_pair_closer_than_contact_shares_a_proton(monkeypatch):
     two acceptors and no bond, but two O- cannot approach below the 3.04 A O...O contact: one group
     is protonated and the proton is shared. Reported as an H-bond, donor 'shared'."""
     s = load("4gql_r47", monkeypatch=monkeypatch)
-    found = [i for i in find_interactions(s, kinds=("hbond",)) if i.donor == "shared"]
+    found = [i for i in find_interactions(s, kinds=("hbond",), definition="misigen") if i.donor == "shared"]
     assert [(i.resname, i.resseq, i.protein_atom, i.ligand_atom) for i in found] == [("GLU", 219, "OE1", "O3")]
     assert found[0].distance == pytest.approx(2.56, abs=0.01)
     assert "shared proton" in found[0].criterion and found[0].identity()[0] == "hbond"
@@ -145,13 +146,13 @@ def test_covalently_linked_het_residues_form_one_ligand(monkeypatch, capsys):
     auto = load("1h2t_gdp_7mg", monkeypatch=monkeypatch)       # unnamed: the composite is the candidate
     assert auto.ligand.sum() == 52
     # the link replaces the template H of O3B: a phosphodiester O, not a hydroxyl donor
-    T = type_structure(s)
+    T = type_structure(s, definition="misigen")
     assert T.types[row(s, "GDP.O3B")] == "O3" and len(T.heavy_nb[row(s, "GDP.O3B")]) == 2
     from misigen.pipeline.cli import main
     assert main(["interactions", str(EXCERPTS / "1h2t_gdp_7mg.pdb"), "--ligand", "GDP:Z:1151"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("# 1h2t_gdp_7mg: ligand GDP:Z:1151+7MG:Z:1152 (52 atoms")
-    assert "7MG.N1" in out
+    assert "7MG.N2" in out and "GDP.O1B" in out     # prefixed names (default definition: chimerax)
 
 
 def test_single_residue_ligand_keeps_file_names(monkeypatch):
@@ -269,7 +270,7 @@ def test_ph7_deprotonates_template_acids(monkeypatch):
     s = load("1aku_fmn", monkeypatch=monkeypatch)
     assert s.meta["ligand_ph7"] == ["O2P: deprotonated (phosphate/phosphonate)",
                                     "O3P: deprotonated (phosphate/phosphonate)"]
-    T = type_structure(s)
+    T = type_structure(s, definition="misigen")
     assert {T.types[row(s, n)] for n in ("O1P", "O2P", "O3P")} == {"O3-"}
 
 
@@ -322,8 +323,8 @@ def test_deposited_rotor_h_of_a_het_ligand_does_not_restrict(hivp):
     a HETATM ligand are therefore not trusted: the hydroxyl is tested as a rotor without H and the
     Asp25 B bonds (O47/O48, 2.66-2.96 A) are found. Protein and SDF hydrogens are still used."""
     from misigen.core.interactions.hydrogens import deposited_rotor, hydrogen_positions
-    T = type_structure(hivp)
+    T = type_structure(hivp, definition="misigen")
     o = next(i for i in range(hivp.n_atoms) if hivp.ligand[i] and hivp.name[i] == "O47")
     assert T.h_nb[o] and deposited_rotor(T, o) and len(hydrogen_positions(T, o)) == 0
-    found = {(i.chain, i.resseq, i.protein_atom, i.ligand_atom, i.donor) for i in find_interactions(hivp)}
+    found = {(i.chain, i.resseq, i.protein_atom, i.ligand_atom, i.donor) for i in find_interactions(hivp, definition="misigen")}
     assert ("B", 25, "OD2", "O47", "ligand") in found
