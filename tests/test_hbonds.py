@@ -182,3 +182,18 @@ def test_cli_prints_table(complexes, capsys):
     assert "LEU83" in out and "interaction(s)" in out
     assert main(["interactions", str(complexes / "pdb" / "1rmd.pdb"), "--ligand", "ZN", "--kinds", "metal"]) == 0
     assert "CYS" in capsys.readouterr().out
+
+
+def test_suites_name_their_hbond_definition(tmp_path):
+    """misi_bench reproduces the reference (MiSI-Bench's ground truth); misi_plus keeps misigen's
+    departures. A suite names one with ``hbonds: {definition: ...}``; another name is refused with
+    the file named."""
+    from misigen.core.errors import InputError
+    from misigen.core.tasks.spec import REPO_TASK_SPECS, load_suite
+    assert load_suite(REPO_TASK_SPECS / "misi_bench.yaml")[0].suite["hbond_definition"] == "chimerax"
+    assert load_suite(REPO_TASK_SPECS / "misi_plus.yaml")[0].suite["hbond_definition"] == "misigen"
+    bad = tmp_path / "suite.yaml"
+    bad.write_text(f"name: x\ntasks: [{REPO_TASK_SPECS / 'translation.yaml'}]\nhbonds: {{definition: plip}}\n")
+    with pytest.raises(InputError, match="hbonds.definition.*plip") as err:
+        load_suite(bad)
+    assert str(bad) in str(err.value)

@@ -28,6 +28,14 @@ EXCERPTS = {
     "3o1h_tmo": ("3o1h", [("TMO", "B", 1)], "trimethylamine N-oxide, the only HETATM molecule"),
     "4alw_hy7": ("4alw", [("HY7", "A", 1308)], "tertiary ammonium N-H: its H placed as the reference does"),
     "2efj_37t": ("2efj", [("37T", "A", 502)], "ligand in two conformers: the higher occupancy is used"),
+    # the chimerax definition's rules (tests/test_reference_match.py); frag_mup1 is the shared
+    # PDBbind-style complex written as one PDB file by benchmarks/bench_chimerax.combined_pdb
+    "2q8q_hem": ("2q8q", [("HEM", "A", 300)], "Fe bonds are coordination; His229 tautomer from bond lengths"),
+    "3shy_5fo": ("3shy", [("5FO", "A", 1)], "a ring C=O ring is not aromatic: 5FO NAS-H donates to Glu817"),
+    "1hvi_a77": ("1hvi", [("A77", "A", 800)], "deposited inhibitor hydroxyl H point away from Asp25",
+                 ("O47", "O48")),
+    "5ddr_gln": ("5ddr", [("GLN", "A", 101)], "RNA guanine N1 carries an H (nucleotide template)"),
+    "frag_mup1": ("frag_mup1", [("IBT", "L", 1)], "thiazoline C=N: short-bond Npl becomes an N2 acceptor"),
 }
 
 
@@ -79,6 +87,9 @@ def main(pdb_dir):
     here = Path(__file__).resolve().parent / "excerpts"
     here.mkdir(exist_ok=True)
     for name, (entry, ligands, why, *focus) in EXCERPTS.items():
+        if not (Path(pdb_dir) / f"{entry}.pdb").is_file():
+            print(name, f"kept as it is ({entry}.pdb not in {pdb_dir})")
+            continue
         text = cut(Path(pdb_dir) / f"{entry}.pdb", ligands, why, *focus)
         (here / f"{name}.pdb").write_text(text)
         print(name, sum(1 for l in text.splitlines() if l.startswith(("ATOM", "HETATM"))), "atoms")
