@@ -27,7 +27,8 @@ choice, typing and hydrogen inference); for a PDBbind-style folder it opens a te
 residue with misigen's atom names and CONECT records for its bonds, so both tools type the same
 ligand atoms from the same connectivity. Bonds between the ligand residues and any non-water atom
 are compared with misigen's as (chain, residue, protein atom, ligand atom) pairs, direction
-ignored. ``--details`` names, per differing pair, the first reason class that applies: altloc
+ignored. ``--details`` names, per differing pair, the first reason class that applies: shared
+proton (a misigen-definition rule), altloc
 (an atom's coordinates differ), typing (an atom's type differs), metal rule (a metal within 4 A),
 hydrogen placement (a donor's H positions differ), angle at the limit (misigen's verdict flips
 with the slop moved by 0.05 A / 2 deg), else other.
@@ -159,14 +160,17 @@ def combined_pdb(structure, protein_path: Path, out_path: Path) -> tuple[str, in
 
 
 # ------------------------------------------------------------------ misigen side
-def _pairs(found):
-    return {(i.chain, i.resseq, i.protein_atom, i.ligand_atom.split(".")[-1]) for i in found if i.kind == "hbond"}
+def _pairs(found, donor=None):
+    return {(i.chain, i.resseq, i.protein_atom, i.ligand_atom.split(".")[-1]) for i in found
+            if i.kind == "hbond" and (donor is None or i.donor == donor)}
 
 
-def _reason(pair, only, s, T, cx_atoms, at_limit, metal_rows) -> str:
+def _reason(pair, only, s, T, cx_atoms, at_limit, metal_rows, shared=()) -> str:
     """The first reason class that explains one differing pair (see the docstring)."""
     import numpy as np
-    from misigen.core.interactions.hydrogens import hydrogen_positions
+    if pair in shared:
+        return "shared proton (a misigen-definition rule: two acid O closer than 2.65 A)"
+    from misigen.core.interactions.hydrogens import deposited_rotor, hydrogen_positions
     c, n, pa, la = pair
     prot = [i for i in np.nonzero((s.chain == c) & (s.resseq == n) & (s.name == pa) & ~s.ligand)[0]]
     lig = [i for i in np.nonzero(s.ligand)[0] if str(s.name[i]).split(".")[-1] == la]
@@ -190,7 +194,8 @@ def _reason(pair, only, s, T, cx_atoms, at_limit, metal_rows) -> str:
         theirs = np.array(cx[2]).reshape(-1, 3)
         if len(mine) != len(theirs) or (len(mine) and np.abs(
                 np.sort(mine, axis=0) - np.sort(theirs, axis=0)).max() > 0.05):
-            return f"hydrogen placement ({s.name[i]}: misigen {len(mine)} H, ChimeraX {len(theirs)})"
+            why = ", deposited rotor H not used (misigen definition)" if deposited_rotor(T, i) else ""
+            return f"hydrogen placement ({s.name[i]}: misigen {len(mine)} H, ChimeraX {len(theirs)}{why})"
     if at_limit:
         return "angle at the limit"
     return "other"
@@ -250,7 +255,7 @@ def main(argv=None) -> int:
         tighter = find_interactions(s, kinds=("hbond",), definition=args.definition, dist_slop=0.35, angle_slop=18.0)
         mis[e] = {"ligand": s.meta.get("ligand_id", src.ligand.name if src.ligand else ""),
                   "set": "paired" if src.ligand is not None else "pdb", "s": s,
-                  "pairs": _pairs(found), "looser": _pairs(looser), "tighter": _pairs(tighter)}
+                  "pairs": _pairs(found), "shared": _pairs(found, "shared"), "looser": _pairs(looser), "tighter": _pairs(tighter)}
     jp = Path(tmp.name) / "jobs.json"
     jp.write_text(json.dumps(jobs))
     r = subprocess.run([args.chimerax_python, str(Path(__file__).resolve()), "--chimerax-worker", str(jp)],
@@ -295,7 +300,7 @@ def main(argv=None) -> int:
                 why = _reason(x, "cx", s, T, cx[e]["atoms"], x in mis[e]["looser"], metals)
                 details.append(f"{e} only ChimeraX: {x}  [{why}]")
             for x in sorted(pm - pc):
-                why = _reason(x, "mis", s, T, cx[e]["atoms"], x not in mis[e]["tighter"], metals)
+                why = _reason(x, "mis", s, T, cx[e]["atoms"], x not in mis[e]["tighter"], metals, mis[e]["shared"])
                 details.append(f"{e} only misigen : {x}  [{why}]")
     if args.markdown:
         print("| " + " | ".join(head) + " |")
