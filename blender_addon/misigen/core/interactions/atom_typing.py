@@ -396,7 +396,8 @@ def type_structure(s, active_cutoff: float = 9.0, definition=None) -> Typed:
             for i in _truncated(s, rows, nb, heavy):
                 skip[i] = True
         else:
-            t = geometry_types(rows, s.coords, s.element, nb, rr, imine_n2=rules["imine_n2"])
+            t = geometry_types(rows, s.coords, s.element, nb, rr, imine_n2=rules["imine_n2"],
+                               urea_ng=rules["urea_ng_plus"])
         for i in rows:
             if is_h[i]:
                 t[i] = "HC" if any(s.element[j] == "C" for j in nb[i]) else "H"
@@ -419,7 +420,8 @@ def type_structure(s, active_cutoff: float = 9.0, definition=None) -> Typed:
             # CCD template bond orders through RDKit; atoms the template did not describe
             # keep their geometry types (het_ligand.TEMPLATE_PROP)
             t = _rdkit_types(s, lig_rows, nb)
-            g = geometry_types(lig_rows, s.coords, s.element, nb, lig_rings, imine_n2=rules["imine_n2"])
+            g = geometry_types(lig_rows, s.coords, s.element, nb, lig_rings, imine_n2=rules["imine_n2"],
+                               urea_ng=rules["urea_ng_plus"])
             geo = [lig_rows[a.GetIdx()] for a in mol.GetAtoms()
                    if not (a.HasProp("misigen_template") and a.GetIntProp("misigen_template"))]
             for i in geo:
@@ -438,7 +440,8 @@ def type_structure(s, active_cutoff: float = 9.0, definition=None) -> Typed:
                     t[i] = "HC" if any(s.element[j] == "C" for j in nb[i]) else "H"
             notes["ligand_typing"] = "template"
         else:
-            t = geometry_types(lig_rows, s.coords, s.element, nb, lig_rings, imine_n2=rules["imine_n2"])
+            t = geometry_types(lig_rows, s.coords, s.element, nb, lig_rings, imine_n2=rules["imine_n2"],
+                               urea_ng=rules["urea_ng_plus"])
             notes["ligand_typing"] = "geometry"
         for i, v in t.items():
             types[i] = v

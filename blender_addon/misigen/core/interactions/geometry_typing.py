@@ -39,12 +39,14 @@ def _planar(xyz: np.ndarray, tol: float = 0.12) -> bool:
     return float(sv[-1]) / np.sqrt(len(xyz)) < tol
 
 
-def geometry_types(atoms, coords, element, nb, rings, imine_n2: bool = True) -> dict[int, str]:
+def geometry_types(atoms, coords, element, nb, rings, imine_n2: bool = True,
+                   urea_ng: bool = False) -> dict[int, str]:
     """Types for ``atoms`` (one residue or one ligand) from geometry.
 
     nb: neighbour lists (global indices, already restricted to bonds that exist);
     rings: list of tuples of atom indices (intra-residue smallest rings);
-    imine_n2: misigen's terminal-imine fix (off in the ``chimerax`` definition).
+    imine_n2: misigen's terminal-imine fix (off in the ``chimerax`` definition);
+    urea_ng: the reference's Ng+ for the N of a urea (``chimerax``; see apply_charge_pass).
     """
     atoms = list(atoms)
     aset = set(atoms)
@@ -257,10 +259,9 @@ def geometry_types(atoms, coords, element, nb, rings, imine_n2: bool = True) -> 
             continue
         if len(ring) == 5 and 2 <= sum(el[r] == "O" for r in ring) <= 4:
             continue
-        if any(t.get(m) in ("O2", "S2") and len(nb[m]) == 1 for r in ring for m in nb[r] if m not in ring):
-            # a ring C=O / C=S (pyrimidinone, guanine's 6-ring, pyridone): not aromatic in the
-            # reference's bond-order model (3shy 5FO, 4dst GCP, 4kya 1UG)
-            continue
+        # a ring C=O / C=S (pyrimidinone, guanine's 6-ring, pyridone): not aromatic in the
+        # reference's bond-order model (3shy 5FO, 4dst GCP, 4kya 1UG); its ring N are typed below
+        exo = {r for r in ring for m in nb[r] if m not in ring and len(nb[m]) == 1 and t.get(m) in ("O2", "S2")}
         if not _planar(xyz[list(ring)]):
             continue
         if any(t[r] in ("O3", "S3", "N3", "C3") for r in ring):
@@ -276,6 +277,9 @@ def geometry_types(atoms, coords, element, nb, rings, imine_n2: bool = True) -> 
             homa = 1 - 792 * (np.mean(dev) if dev else 0.0)
             if nbond * homa < -35:
                 continue
+        if exo:
+            _ring_n_from_bond_lengths(ring, exo | claimed, t, el, nb, d)
+            continue
         aromatic_atoms.update(ring)
         # ring N / O / S assignment
         donors_5 = [r for r in ring if (el[r] == "N" and len(nb[r]) == 3) or el[r] in ("O", "S")]
@@ -297,6 +301,16 @@ def geometry_types(atoms, coords, element, nb, rings, imine_n2: bool = True) -> 
         else:
             for r in two_n:
                 t[r] = "N2"
+    # pass 4.75: a non-ring N2 next to an aromatic C whose other bond is no C=N double bond is an
+    # Npl (an aryl N-H: 1bju GP6's urea N)
+    ring_atoms = {r for ring in rings for r in ring}
+    for i in atoms:
+        if t.get(i) != "N2" or i in ring_atoms or i in claimed:
+            continue
+        heavy = [j for j in nb[i] if element[j] not in ("H", "D")]
+        if len(heavy) == 2 and any(j in aromatic_atoms for j in heavy) and \
+                all(j in aromatic_atoms or d(i, j) > IMINE_CN for j in heavy):
+            t[i] = "Npl"
     # pass 5: a C2 with no sp2 neighbour is sp3
     sp2 = {"C2", "Car", "Cac", "N2", "Npl", "O2", "S2", "Ntr", "N2+", "O2-", "Ng+", "C1", "N1"}
     for i in atoms:
@@ -315,8 +329,32 @@ def geometry_types(atoms, coords, element, nb, rings, imine_n2: bool = True) -> 
             if t.get(j) == "C2" and j not in aromatic_atoms and not any(
                     t.get(k) in ("C2", "N2", "O2") for k in nb[j] if k != i):
                 t[i] = "O2"
-    apply_charge_pass(atoms, t, element, nb, aromatic_atoms, rings)
+    apply_charge_pass(atoms, t, element, nb, aromatic_atoms, rings, urea_ng=urea_ng)
     return t
+
+
+def _ring_n_from_bond_lengths(ring, saturated, t, el, nb, d):
+    """A planar ring that is not aromatic (it has an exocyclic C=O): place its C=N / C=C double
+    bonds greedily, shortest bond first relative to a C-N / C-C reference, each atom in at most one
+    (atoms of aromatic rings, 3-connected N and the C of the C=O take none); a 2-connected ring N
+    in one is N2, otherwise it carries the H (Npl). As the reference's bond orders (4dst GCP N1
+    N2 / N3 Npl; 1h2t 7MG N1 Npl; 4alw HY7 N1 Npl)."""
+    ref = {frozenset(("C",)): 1.38586, frozenset(("C", "N")): 1.34148}
+    busy = set(saturated) | {r for r in ring if t.get(r) == "Car" or (el[r] == "N" and len(nb[r]) >= 3)}
+    bonds = []
+    for k in range(len(ring)):
+        a, b = ring[k], ring[(k + 1) % len(ring)]
+        key = frozenset((el[a], el[b]))
+        if key in ref:
+            bonds.append((d(a, b) / ref[key], a, b))
+    double = set()
+    for _ratio, a, b in sorted(bonds):
+        if a not in busy and b not in busy:
+            busy.update((a, b))
+            double.update((a, b))
+    for r in ring:
+        if el[r] == "N" and len(nb[r]) == 2 and t.get(r) in ("N2", "Npl", "N3"):
+            t[r] = "N2" if r in double else "Npl"
 
 
 def nb_iter(atoms, nb):
@@ -326,8 +364,11 @@ def nb_iter(atoms, nb):
     return seen
 
 
-def apply_charge_pass(atoms, t, element, nb, aromatic_atoms, rings, types_lookup=None):
-    """Pass 6: aliphatic amines are N3+, guanidinium/amidinium N are Ng+, O on Cac is O2-."""
+def apply_charge_pass(atoms, t, element, nb, aromatic_atoms, rings, types_lookup=None, urea_ng=False):
+    """Pass 6: aliphatic amines are N3+, guanidinium/amidinium N are Ng+, O on Cac is O2-.
+
+    urea_ng: as a running ChimeraX does, the C=O of a urea does not stop its N becoming Ng+
+    (1bju GP6, 1hvi A77; the criteria sheet, read from later sources, excludes an O2/S2 there)."""
     look = (lambda j: t.get(j) or (types_lookup(j) if types_lookup else element[j]))
     in_ring = set()
     for r in rings:
@@ -343,7 +384,7 @@ def apply_charge_pass(atoms, t, element, nb, aromatic_atoms, rings, types_lookup
         ns = [j for j in nb[i] if element[j] == "N" and (look(j) == "Npl" or
               sum(1 for k in nb[j] if element[k] not in ("H", "D")) == 1)]
         if len(ns) >= 2 and not any(j in in_ring for j in ns) and \
-                not any(look(j) in ("O2", "S2") for j in nb[i]):
+                (urea_ng or not any(look(j) in ("O2", "S2") for j in nb[i])):
             for j in ns:
                 if j in t:
                     t[j] = "Ng+"
