@@ -46,9 +46,9 @@ def bonds(s):
 @needs_ccd
 def test_guanine_n1_h_donates_to_asp(monkeypatch):
     """7MG (1h2t) and BGO (3tah): guanine N1 carries an H (keto tautomer, CCD H1), so it donates
-    to the Asp that binds the base edge (Asp114 OD2 2.86 A; Asp116 OD1 2.84 A). Geometry alone
-    types 7MG's ring N1 as an acceptor-only N2 and misses that bond; BGO's N1 it now gets
-    (its 6-ring C=O ring is not aromatic, as in the reference, so N1 keeps its H)."""
+    to the Asp that binds the base edge (Asp114 OD2 2.86 A; Asp116 OD1 2.84 A). Geometry typing
+    (the reference's way, the chimerax definition) now gets both too: a ring with a C=O is not
+    aromatic there and N1, no C=N by its bond lengths, keeps its H (test_reference_match.py)."""
     s = load("1h2t_gdp_7mg", monkeypatch=monkeypatch)
     T = type_structure(s, definition="misigen")
     n1 = row(s, "7MG.N1")
@@ -57,16 +57,17 @@ def test_guanine_n1_h_donates_to_asp(monkeypatch):
     b = load("3tah_bgo", monkeypatch=monkeypatch)
     assert bonds(b)[("ASP", 116, "OD1", "N1", "ligand")] == 2.84
     g = load("1h2t_gdp_7mg", chemistry="geometry", monkeypatch=monkeypatch)
-    assert type_structure(g).types[row(g, "7MG.N1")] == "N2"
-    assert not any(k[3] == "7MG.N1" for k in bonds(g))
+    assert type_structure(g, definition="misigen").types[row(g, "7MG.N1")] == "Npl"
+    assert ("ASP", 114, "OD2", "7MG.N1", "ligand") in bonds(g)
     g = load("3tah_bgo", chemistry="geometry", monkeypatch=monkeypatch)
     assert any(k[3] == "N1" for k in bonds(g))
 
 
 @needs_ccd
 def test_urea_nh_of_amidinophenyl_urea_donate(monkeypatch):
-    """GP6 (1bju): N3 and N4 are urea N-H (CCD H3, H4), donors; geometry makes them N2 acceptors, so
-    their bonds to the sulfate next to them (2.87-3.01 A) vanish."""
+    """GP6 (1bju): N3 and N4 are urea N-H (CCD H3, H4), donors, with bonds to the sulfate next to
+    them (2.87-3.01 A). Geometry typing now makes them donors too (pass 4.75: an N next to an
+    aromatic C is planar), Npl in the misigen definition (Ng+ in the chimerax one)."""
     s = load("1bju_gp6", monkeypatch=monkeypatch)
     T = type_structure(s, definition="misigen")
     for name in ("N3", "N4"):
@@ -75,7 +76,9 @@ def test_urea_nh_of_amidinophenyl_urea_donate(monkeypatch):
     found = bonds(s)
     assert ("SO4", 901, "O3", "N3", "ligand") in found and ("SO4", 901, "O4", "N4", "ligand") in found
     g = load("1bju_gp6", chemistry="geometry", monkeypatch=monkeypatch)
-    assert not any(k[3] in ("N3", "N4") for k in bonds(g))
+    G = type_structure(g, definition="misigen")
+    assert G.types[row(g, "N3")] == G.types[row(g, "N4")] == "Npl"
+    assert ("SO4", 901, "O3", "N3", "ligand") in bonds(g)
     # the amidine keeps its bonds to Asp189 either way (the S1 pocket salt bridge)
     assert ("ASP", 189, "OD2", "N1", "ligand") in found
 

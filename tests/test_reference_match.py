@@ -239,3 +239,29 @@ def test_unknown_definition_is_refused():
     assert set(definition_names()) == {"chimerax", "misigen"}
     with pytest.raises(ValueError, match="unknown H-bond definition"):
         find_interactions(load("4gql_r47"), definition="plip")
+
+
+def test_aryl_urea_n_are_ng_plus_in_the_reference():
+    """1bju GP6 (amidinophenyl urea): ChimeraX types the urea N3/N4 (each on an aromatic C) Npl
+    (pass 4.75: an N2 next to an aromatic C whose other bond is no C=N) and then Ng+, the C=O
+    notwithstanding; as Ng+ they donate to the sulfate A901 O2-O4 (4 pairs). Typed N2 they
+    donated nothing. The misigen definition keeps a urea neutral (its N Npl)."""
+    s = load("1bju_gp6")
+    T = type_structure(s, definition="chimerax")
+    assert T.types[row(s, "N3")] == T.types[row(s, "N4")] == "Ng+"
+    assert {(901, "O2", "N4"), (901, "O3", "N3"), (901, "O4", "N3"), (901, "O4", "N4")} <= \
+        {p[:3] for p in pairs(s, "chimerax")}
+
+
+def test_ring_n_of_a_carbonyl_ring_from_bond_lengths():
+    """A ring with an exocyclic C=O is not aromatic for the reference; its ring N take their types
+    from where the double bonds fit the bond lengths. 1h2t 7MG: C2-N3 1.326 A is the C=N, so N1
+    (C2-N1 1.373 A, C6 the carbonyl C) carries the H (Npl) and donates to Asp114 OD2, as ChimeraX
+    reports; 4alw HY7 N1 (between C2=O1 and C3=N4 1.294 A) likewise (Npl, no acceptor)."""
+    s = load("1h2t_gdp_7mg")
+    T = type_structure(s, definition="chimerax")
+    assert T.types[row(s, "7MG.N1")] == "Npl" and T.types[row(s, "7MG.N3")] == "N2"
+    assert (114, "OD2", "N1", "ligand") in pairs(s, "chimerax")
+    h = load("4alw_hy7")
+    assert type_structure(h, definition="chimerax").types[row(h, "N1")] == "Npl"
+    assert not any(p[:3] == (67, "NZ", "N1") for p in pairs(h, "chimerax"))

@@ -278,7 +278,7 @@ def geometry_types(atoms, coords, element, nb, rings, imine_n2: bool = True,
             if nbond * homa < -35:
                 continue
         if exo:
-            _ring_n_from_bond_lengths(ring, exo | claimed, t, el, nb, d)
+            _ring_n_from_bond_lengths(ring, exo, claimed, t, el, nb, d)
             continue
         aromatic_atoms.update(ring)
         # ring N / O / S assignment
@@ -333,21 +333,22 @@ def geometry_types(atoms, coords, element, nb, rings, imine_n2: bool = True,
     return t
 
 
-def _ring_n_from_bond_lengths(ring, saturated, t, el, nb, d):
+def _ring_n_from_bond_lengths(ring, saturated, claimed, t, el, nb, d):
     """A planar ring that is not aromatic (it has an exocyclic C=O): place its C=N / C=C double
     bonds greedily, shortest bond first relative to a C-N / C-C reference, each atom in at most one
-    (atoms of aromatic rings, 3-connected N and the C of the C=O take none); a 2-connected ring N
+    (atoms of aromatic rings, 3-connected N and the C of the C=O take none; those given one by
+    pass 4.25, ``claimed``, keep it); a 2-connected ring N
     in one is N2, otherwise it carries the H (Npl). As the reference's bond orders (4dst GCP N1
     N2 / N3 Npl; 1h2t 7MG N1 Npl; 4alw HY7 N1 Npl)."""
     ref = {frozenset(("C",)): 1.38586, frozenset(("C", "N")): 1.34148}
-    busy = set(saturated) | {r for r in ring if t.get(r) == "Car" or (el[r] == "N" and len(nb[r]) >= 3)}
+    busy = set(saturated) | set(claimed) | {r for r in ring if t.get(r) == "Car" or (el[r] == "N" and len(nb[r]) >= 3)}
     bonds = []
     for k in range(len(ring)):
         a, b = ring[k], ring[(k + 1) % len(ring)]
         key = frozenset((el[a], el[b]))
         if key in ref:
             bonds.append((d(a, b) / ref[key], a, b))
-    double = set()
+    double = {r for r in ring if r in claimed}
     for _ratio, a, b in sorted(bonds):
         if a not in busy and b not in busy:
             busy.update((a, b))
