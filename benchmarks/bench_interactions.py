@@ -1,6 +1,8 @@
 """Per-complex interaction counts and timings on shared/data/complexes.
 
     python benchmarks/bench_interactions.py [COMPLEXES_DIR]
+
+H-bonds by the library's default definition (``chimerax``, docs/INTERACTIONS.md section 1a).
 """
 import collections
 import pathlib

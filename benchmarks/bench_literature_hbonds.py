@@ -1,12 +1,13 @@
 """How many literature-known H-bond residues the finder recovers on PDB entries (prints a table).
 
-    python benchmarks/bench_literature_hbonds.py [PDB_DIR ...] [--geometry] [--markdown]
+    python benchmarks/bench_literature_hbonds.py [PDB_DIR ...] [--definition chimerax|misigen] [--geometry] [--markdown]
 
 Entries and residues: benchmarks/literature_hbonds.yaml (with their sources). Each entry is
 looked up as <id>.pdb in the given folders (default: shared/data/complexes/pdb; a checkout of
 PLIP's plip/test/pdb holds all of them); missing entries are listed and skipped. The only
 ligand hint is RES:CHAIN:NUM. A residue counts as recovered when the finder reports any H-bond
-(either direction) between it and the ligand. ``--geometry`` types HETATM ligands from geometry
+(either direction) between it and the ligand, by the named H-bond definition (default: the
+library's, ``chimerax``). ``--geometry`` types HETATM ligands from geometry
 alone (misigen's simplified version of the reference's typing) for comparison; the reference
 itself is run by bench_chimerax.py.
 """
@@ -34,6 +35,7 @@ def residue_matches(want, chain, resseq) -> bool:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("dirs", nargs="*", type=Path)
+    ap.add_argument("--definition", default=None, help="H-bond definition (chimerax|misigen)")
     ap.add_argument("--geometry", action="store_true", help="HETATM ligands typed from geometry only")
     ap.add_argument("--markdown", action="store_true", help="print a Markdown table")
     args = ap.parse_args(argv)
@@ -52,7 +54,7 @@ def main(argv=None) -> int:
             missing.append(entry)
             continue
         s = load_structure(StructureSource(entry, path), spec["ligand"])
-        found = {(i.chain, i.resseq) for i in find_interactions(s, kinds=("hbond",))}
+        found = {(i.chain, i.resseq) for i in find_interactions(s, kinds=("hbond",), definition=args.definition)}
         core = [str(r) for r in spec["residues"]]
         also = [str(r) for r in spec.get("paper_also", [])]
         hit = {r for r in core + also if any(residue_matches(r, c, n) for c, n in found)}
