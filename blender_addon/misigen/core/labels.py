@@ -7,16 +7,19 @@ Which labels an image carries, and which are placed first when not all fit, is a
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
 
 from .structure import Structure
 
-# Candidate offsets of the label's lower-left corner from the anchor pixel, in units of
-# (label height): right-above first, then the other quadrants, then further out.
-_OFFSETS = [(0.5, -0.5), (0.5, 1.2), (-1, -0.5), (-1, 1.2), (0.5, -1.8), (-1, -1.8), (0.5, 2.5), (-1, 2.5),
-            (0.5, -3.1), (-1, -3.1), (0.5, 3.8), (-1, 3.8)]
+# Candidate places of a label around its anchor pixel: directions (du, dv) of the box from
+# the anchor, right first, then left, above, below and the diagonals. The first ring
+# touches the atom (no leader line); the outer rings need a leader line to it.
+_DIRECTIONS = [(1, 0), (-1, 0), (0, -1), (0, 1), (1, -1), (-1, -1), (1, 1), (-1, 1)]
+_SLIDES = (0.5, 0.85, 0.15)         # where the anchor sits along the touching side (fraction of it)
+_RINGS = (1.6, 2.6, 3.8)            # leader rings: gap from the anchor to the box, label heights
 OUTLINE_PX = 1      # the text is drawn with a 1-px dark outline; boxes include it
 
 
@@ -76,9 +79,10 @@ def label_items(s: Structure, plan: "LabelPlan | None") -> list[tuple[str, int, 
     res = s.residue_index()
     want_atoms = {tuple(r) for r in plan.residue_atoms}
     if plan.residues:
+        water = s.is_water
         for r in sorted(set(res[~s.ligand].tolist())):
             rows = np.nonzero(res == r)[0]
-            if s.is_water[rows[0]]:
+            if water[rows[0]]:
                 continue
             names = s.name[rows].tolist()
             anchor = int(rows[names.index("CA")] if "CA" in names else rows[0])
@@ -116,6 +120,50 @@ def boxes_clash(a, b, gap: float) -> bool:
     return a[0] < b[2] + gap and b[0] < a[2] + gap and a[1] < b[3] + gap and b[1] < a[3] + gap
 
 
+def candidate_boxes(u: float, v: float, w: int, h: int, width: int, height: int, touch_px: float,
+                    rings: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """Integer boxes (k, 4) around the anchor (u, v), inside the frame, in order of preference,
+    and each box's distance (px) from the anchor. Touching places come first: their nearest
+    edge is ``min(h / 2, touch_px - 1)`` from the anchor; then the leader rings."""
+    rows = list(_candidates(u, v, w, h, width, height, float(touch_px), rings))
+    return np.array([b for b, _ in rows], int).reshape(-1, 4), np.array([d for _, d in rows])
+
+
+def _candidates(u, v, w, h, width, height, touch_px, rings):
+    """(box, distance from the anchor) of each candidate place, lazily, in order of preference."""
+    for du, dv in _relative_corners(w, h, touch_px, rings):
+        u0 = int(round(min(max(u + du, 0.0), width - w)))      # clipped into the frame
+        v0 = int(round(min(max(v + dv, 0.0), height - h)))
+        gu = max(u0 - u, u - u0 - w, 0.0)
+        gv = max(v0 - v, v - v0 - h, 0.0)
+        yield [u0, v0, u0 + w, v0 + h], (gu * gu + gv * gv) ** 0.5
+
+
+@functools.lru_cache(maxsize=4096)
+def _relative_corners(w: int, h: int, touch_px: float, rings: bool) -> np.ndarray:
+    """Top-left corners of the candidate boxes relative to the anchor (before frame clipping)."""
+    s = max(1.0, min(0.5 * h, touch_px - 1.0))
+    rows = []
+    for du, dv in _DIRECTIONS:
+        diag = du != 0 and dv != 0
+        for slide in (_SLIDES if not diag else (None,)):
+            g = s / np.sqrt(2.0) if diag else s
+            rows.append((g if du > 0 else (-g - w if du < 0 else -slide * w),
+                         g if dv > 0 else (-g - h if dv < 0 else -slide * h)))
+    for ring in (_RINGS if rings else ()):
+        for du, dv in _DIRECTIONS:
+            g = ring * h / (np.sqrt(2.0) if du and dv else 1.0)
+            rows.append((g if du > 0 else (-g - w if du < 0 else -0.5 * w),
+                         g if dv > 0 else (-g - h if dv < 0 else -0.5 * h)))
+    return tuple((float(a), float(b)) for a, b in rows)
+
+
+def _box_distance(boxes: np.ndarray, u: float, v: float) -> np.ndarray:
+    du = np.maximum(np.maximum(boxes[:, 0] - u, u - boxes[:, 2]), 0)
+    dv = np.maximum(np.maximum(boxes[:, 1] - v, v - boxes[:, 3]), 0)
+    return np.hypot(du, dv)
+
+
 def covers(box, circles: np.ndarray, own: int = -1) -> bool:
     """Whether a box overlaps any of the circles (rows u, v, r in pixels, atom row) other than
     the circle of atom ``own`` (a label sits next to its own atom)."""
@@ -127,56 +175,141 @@ def covers(box, circles: np.ndarray, own: int = -1) -> bool:
     return bool((((circles[:, 0] - cu) ** 2 + (circles[:, 1] - cv) ** 2) < circles[:, 2] ** 2).any())
 
 
-def layout_labels(items, pixels: np.ndarray, in_front: np.ndarray, style: dict,
-                  width: int, height: int, obstacles: np.ndarray | None = None, may_cover=None) -> list[dict]:
-    """Place each label near its anchor, in item order, at least ``labels.gap_px`` from every
-    label placed before it and inside the frame (greedy).
+def leader_line(box, u: float, v: float, radius_px: float = 0.0) -> list:
+    """The leader of a box to its anchor: [[u, v] on the box edge, [u, v] on the atom's rim]."""
+    bu, bv = float(min(max(u, box[0]), box[2])), float(min(max(v, box[1]), box[3]))
+    d = ((bu - u) ** 2 + (bv - v) ** 2) ** 0.5
+    t = min(max(radius_px, 0.0), max(d - 1.0, 0.0)) / d if d > 0 else 0.0
+    return [[round(bu, 1), round(bv, 1)], [round(u + (bu - u) * t, 1), round(v + (bv - v) * t, 1)]]
 
-    ``obstacles`` (rows u, v, r, atom row): atoms that labels should not cover. A label takes the first
-    candidate place free of other labels and obstacles; failing that, a label whose id is in
-    ``may_cover`` takes the first place free of other labels, any other label is left out.
+
+def line_pixels(line, width: int, height: int) -> tuple[np.ndarray, np.ndarray]:
+    """Rows and columns of the pixels a leader line passes through (sampled every ½ px)."""
+    (a, b), (c, d) = line
+    n = max(2, int(((c - a) ** 2 + (d - b) ** 2) ** 0.5 * 2) + 1)
+    t = np.arange(n) / (n - 1)
+    us = np.clip(np.floor(a + (c - a) * t).astype(int), 0, width - 1)
+    vs = np.clip(np.floor(b + (d - b) * t).astype(int), 0, height - 1)
+    return vs, us
+
+
+class _Canvas:
+    """What is taken on the image, pixel by pixel, while labels are placed.
+
+    Pixel tests are exact for integer boxes: a box [u0, u1) × [v0, v1) is closer than ``gap``
+    to a placed box exactly when it meets that box grown by ``gap`` on every side, and it
+    overlaps a circle exactly when one of its pixels' squares does.
+    """
+
+    def __init__(self, width: int, height: int, gap: float, obstacles: np.ndarray | None):
+        self.w, self.h, self.gap = width, height, int(np.ceil(gap))
+        self.taken = np.zeros((height, width), bool)    # label boxes grown by gap, leaders grown by 1 px
+        self.boxes = np.zeros((height, width), bool)    # label boxes (leaders must not cross them)
+        self.lines = np.zeros((height, width), bool)    # leader pixels (leaders must not cross)
+        self.owner = np.full((height, width), -1, np.int64)   # obstacle atom row; -2: several atoms
+        for cu, cv, r, atom in ([] if obstacles is None else obstacles):
+            if not r > 0:
+                continue
+            i0, i1 = max(0, int(np.floor(cu - r))), min(width, int(np.ceil(cu + r)) + 1)
+            j0, j1 = max(0, int(np.floor(cv - r))), min(height, int(np.ceil(cv + r)) + 1)
+            if i0 >= i1 or j0 >= j1:
+                continue
+            i, j = np.arange(i0, i1), np.arange(j0, j1)
+            du = np.maximum(np.maximum(i - cu, cu - (i + 1)), 0)
+            dv = np.maximum(np.maximum(j - cv, cv - (j + 1)), 0)
+            disc = (du[None, :] ** 2 + dv[:, None] ** 2) < r * r
+            win = self.owner[j0:j1, i0:i1]
+            win[disc & (win >= 0) & (win != int(atom))] = -2
+            win[disc & (win == -1)] = int(atom)
+        self.any_obstacle = self.owner != -1
+
+    def free(self, b) -> bool:
+        return not np.count_nonzero(self.taken[b[1]:b[3], b[0]:b[2]])
+
+    def covers(self, b, own: int) -> bool:
+        if not np.count_nonzero(self.any_obstacle[b[1]:b[3], b[0]:b[2]]):
+            return False
+        o = self.owner[b[1]:b[3], b[0]:b[2]]
+        return bool(((o == -2) | ((o >= 0) & (o != own))).any())
+
+    def leader_ok(self, line) -> bool:
+        vs, us = line_pixels(line, self.w, self.h)
+        return not (self.boxes[vs, us].any() or self.lines[vs, us].any())
+
+    def take(self, b, line=None) -> None:
+        g = self.gap
+        self.taken[max(0, b[1] - g):b[3] + g, max(0, b[0] - g):b[2] + g] = True
+        self.boxes[b[1]:b[3], b[0]:b[2]] = True
+        if line is not None:
+            vs, us = line_pixels(line, self.w, self.h)
+            self.lines[vs, us] = True
+            for dv in (-1, 0, 1):
+                for du in (-1, 0, 1):
+                    self.taken[np.clip(vs + dv, 0, self.h - 1), np.clip(us + du, 0, self.w - 1)] = True
+
+
+def layout_labels(items, pixels: np.ndarray, in_front: np.ndarray, style: dict,
+                  width: int, height: int, obstacles: np.ndarray | None = None, may_cover=None,
+                  radius_px: np.ndarray | None = None, reserved=None) -> list[dict]:
+    """Place each label by its anchor, in item order, at least ``labels.gap_px`` from every
+    label and leader line placed before it and inside the frame (greedy).
+
+    A label touches its atom (box within ``labels.touch_px`` of the anchor) where such a place
+    is free; otherwise (``labels.leaders``) it goes further out with a leader line to the
+    atom's rim (``radius_px``: atom radii on screen) that crosses no label and no other leader.
+    ``reserved``: boxes no label may come near (the scale bar).
+    ``obstacles`` (rows u, v, r, atom row): atoms that labels should not cover. A label takes the
+    first free place that covers no obstacle; failing that, a label whose id is in ``may_cover``
+    takes the first place free of other labels, any other label is left out.
 
     Labels whose anchor is outside the image or behind the camera are dropped. Returns
     dicts with text, kind, id, atom row, box [u0, v0, u1, v1] (pixels, top-left origin, outline
-    included) and ``overlaps`` when no free place was found; with ``drop_overlapping`` such a
-    label gets box None and is not drawn.
+    included), ``leader`` (None or two points) and ``overlaps`` when no free place was found;
+    with ``drop_overlapping`` such a label gets box None and is not drawn.
     """
+    cfg = style["labels"]
+    touch = float(cfg["touch_px"])
+    leaders = bool(cfg["leaders"])
+    canvas = _Canvas(width, height, float(cfg["gap_px"]), obstacles)
+    for b in reserved or []:
+        b = [max(0, int(b[0])), max(0, int(b[1])), min(width, int(b[2])), min(height, int(b[3]))]
+        canvas.take(b)
     placed: list[dict] = []
-    boxes: list[tuple] = []
-    gap = float(style["labels"]["gap_px"])
+    size_cache: dict = {}
     for item in items:
         text, atom, kind = item[:3]
         lid = item[3] if len(item) > 3 else None
-        u, v = pixels[atom]
+        u, v = float(pixels[atom][0]), float(pixels[atom][1])
         if not in_front[atom] or not (0 <= u < width and 0 <= v < height):
             continue
-        w, h = text_box_size(text, style, width)
+        if text not in size_cache:
+            size_cache[text] = text_box_size(text, style, width)
+        w, h = size_cache[text]
+        entry = {"text": text, "kind": kind, "id": lid, "atom": atom}
         if w > width or h > height:                  # cannot fit inside the frame at all
-            placed.append({"text": text, "kind": kind, "id": lid, "atom": atom, "box": None, "overlaps": True})
+            placed.append({**entry, "box": None, "leader": None, "overlaps": True})
             continue
-        best, covering, fallback = None, None, None
-        for dx, dy in _OFFSETS:
-            u0 = u + (dx * h if dx > 0 else -w - 0.5 * h)
-            v1 = v - dy * h            # v grows downwards; the box's bottom edge
-            u0 = int(round(float(np.clip(u0, 0, width - w))))
-            v1 = int(round(float(np.clip(v1, h, height))))
-            box = (u0, v1 - h, u0 + w, v1)
-            if fallback is None:
-                fallback = box
-            if any(boxes_clash(box, b, gap) for b in boxes):
+        r = float(radius_px[atom]) if radius_px is not None else 0.0
+        chosen, covering = None, None
+        taken, count = canvas.taken, np.count_nonzero
+        for b, dist in _candidates(u, v, w, h, width, height, touch, True):
+            if count(taken[b[1]:b[3], b[0]:b[2]]):
                 continue
-            if not covers(box, obstacles, atom):
-                best = box
+            line = leader_line(b, u, v, r) if leaders and dist > touch else None   # no leaders: any place as is
+            if line is not None and not canvas.leader_ok(line):
+                continue
+            if not canvas.covers(b, atom):
+                chosen = (b, line)
                 break
             if covering is None:
-                covering = box
-        if best is None and covering is not None and (may_cover is None or lid in may_cover):
-            best = covering
-        box, overlaps = (best, False) if best is not None else (fallback, True)
-        entry = {"text": text, "kind": kind, "id": lid, "atom": atom}
-        if overlaps and style["labels"]["drop_overlapping"]:
-            placed.append({**entry, "box": None, "overlaps": True})
+                covering = (b, line)
+        if chosen is None and covering is not None and (may_cover is None or lid in may_cover):
+            chosen = covering
+        if chosen is None and cfg["drop_overlapping"]:
+            placed.append({**entry, "box": None, "leader": None, "overlaps": True})
             continue
-        boxes.append(box)
-        placed.append({**entry, "box": list(box), "overlaps": overlaps})
+        box, line = chosen if chosen is not None else \
+            (next(_candidates(u, v, w, h, width, height, touch, True))[0], None)
+        canvas.take(box, line)
+        placed.append({**entry, "box": [int(x) for x in box], "leader": line, "overlaps": chosen is None})
     return placed

@@ -13,7 +13,7 @@ import numpy as np
 
 from . import geometry
 from .camera import Camera, visible_atoms
-from .labels import LabelPlan, label_items, layout_labels
+from .labels import LabelPlan, label_items, layout_labels, text_box_size
 from .loader import shown_mask
 from .structure import Structure
 from .style import atom_radii, style_hash
@@ -119,25 +119,75 @@ def posed_coords(shown: Structure, mats: dict) -> np.ndarray:
     return out
 
 
+def scale_bar(shown: Structure, spec: RenderSpec) -> dict | None:
+    """The style's scale bar of one render: ``length`` Å at the depth of the centre of rotation
+    (the start pose's centre, so every image of one camera carries the same bar), drawn in a
+    bottom corner; ``points``: its two end pixels; ``box``: the pixels it and its text take.
+    None when the style has no scale bar. Halved until it fits in 40 % of the width."""
+    cfg = spec.style.get("scale_bar") or {}
+    if not cfg.get("enabled"):
+        return None
+    cam = spec.camera
+    centre = rotation_centre(shown) if spec.centre is None else np.asarray(spec.centre, float)
+    depth = -float(cam.to_camera(centre[None])[0, 2])
+    per_a = float(cam.pixel_scale(np.array([depth]))[0])
+    length = float(cfg["length"])
+    while length * per_a > 0.4 * cam.width and length > 0.25:
+        length /= 2
+    scale = cam.width / 512
+    margin = max(2, int(round(cfg["margin_px"] * scale)))
+    thick = max(1, int(round(cfg["thickness_px"] * scale)))
+    px = length * per_a
+    v = cam.height - margin - thick / 2
+    u0 = float(margin) if cfg["corner"] == "bottom_left" else cam.width - margin - px
+    text = f"{length:g} Å"
+    tw, th = text_box_size(text, spec.style, cam.width)
+    top = v - thick / 2 - 2 - th
+    box = [int(np.floor(u0)) - 1, int(np.floor(top)), int(np.ceil(max(u0 + px, u0 + tw))) + 1, cam.height - margin + 1]
+    return {"length": length, "depth": round(depth, 3), "px_per_angstrom": round(per_a, 4),
+            "points": [[round(u0, 2), round(v, 2)], [round(u0 + px, 2), round(v, 2)]],
+            "thickness": thick, "text": text, "text_box": [int(round(u0)), int(np.floor(top)),
+                                                          int(round(u0)) + tw, int(np.floor(top)) + th],
+            "box": box}
+
+
 def placed_labels(shown: Structure, spec: RenderSpec, xyz: np.ndarray | None = None) -> list[dict]:
-    """The labels of one render as ``layout_labels`` places them (box None: left out)."""
+    """The labels of one render as ``layout_labels`` places them (box None: left out).
+
+    Kept on the spec (keyed by the shown atoms), so the planner's readability checks and
+    the sidecar share one layout."""
     if spec.labels is None:
         return []
-    cam = spec.camera
     if xyz is None:
         xyz = posed_coords(shown, spec.matrices(shown)[0])
+    memo_key = (spec.key(), shown.n_atoms, hash(np.ascontiguousarray(xyz).tobytes()))
+    memo = spec.__dict__.setdefault("_placed_memo", {})
+    if memo_key in memo:
+        return memo[memo_key]
+    cam = spec.camera
     pix, depth = cam.project(xyz)
     plan = spec.labels
+    front = depth > cam.clip[0]
     avoid = {"ligand": shown.ligand, "all": np.ones(shown.n_atoms, bool),
-             "none": np.zeros(shown.n_atoms, bool)}[plan.avoid] & (depth > cam.clip[0])
-    radii = atom_radii(shown, spec.style)[avoid] * cam.pixel_scale(depth[avoid])
-    obstacles = np.column_stack([pix[avoid], radii, np.nonzero(avoid)[0]]) if avoid.any() else None
-    return layout_labels(label_items(shown, plan), pix, depth > cam.clip[0], spec.style, cam.width, cam.height,
-                         obstacles=obstacles, may_cover=set(plan.first))
+             "none": np.zeros(shown.n_atoms, bool)}[plan.avoid] & front
+    radius_px = np.where(front, atom_radii(shown, spec.style) * cam.pixel_scale(np.where(front, depth, 1.0)), 0.0)
+    obstacles = np.column_stack([pix[avoid], radius_px[avoid], np.nonzero(avoid)[0]]) if avoid.any() else None
+    bar = scale_bar(shown, spec)
+    placed = layout_labels(label_items(shown, plan), pix, front, spec.style, cam.width, cam.height,
+                           obstacles=obstacles, may_cover=set(plan.first), radius_px=radius_px,
+                           reserved=[bar["box"]] if bar else None)
+    memo.clear()                      # one layout per spec is enough
+    memo[memo_key] = placed
+    return placed
+
+
+def _rounded(a: np.ndarray, digits: int) -> list:
+    return np.round(np.asarray(a, float), digits).tolist()
 
 
 def annotate(shown: Structure, spec: RenderSpec, mats: dict) -> dict:
-    """The sidecar of one image: camera, every shown atom's projection and visibility, labels."""
+    """The sidecar of one image: camera, every shown atom's projection and visibility, labels,
+    scale bar."""
     cam = spec.camera
     xyz = posed_coords(shown, mats)
     pix, depth = cam.project(xyz)
@@ -146,24 +196,19 @@ def annotate(shown: Structure, spec: RenderSpec, mats: dict) -> dict:
     visible = visible_atoms(cam, xyz, radii, shown.bonds, bond_r)
     in_image = (depth > cam.clip[0]) & (pix[:, 0] >= 0) & (pix[:, 0] < cam.width) & \
         (pix[:, 1] >= 0) & (pix[:, 1] < cam.height)
-    cam_xyz = cam.to_camera(xyz)
-    atoms = []
-    for i in range(shown.n_atoms):
-        atoms.append({
-            "chain": str(shown.chain[i]), "resseq": int(shown.resseq[i]), "icode": str(shown.icode[i]),
-            "resname": str(shown.resname[i]), "name": str(shown.name[i]),
-            "element": str(shown.element[i]), "ligand": bool(shown.ligand[i]),
-            "camera_xyz": [round(float(x), 3) for x in cam_xyz[i]],
-            "pixel": [round(float(pix[i, 0]), 2), round(float(pix[i, 1]), 2)],
-            "depth": round(float(depth[i]), 3),
-            "radius": round(float(radii[i]), 3),
-            "visible": bool(visible[i] and in_image[i]),
-        })
+    columns = zip(shown.chain.tolist(), shown.resseq.tolist(), shown.icode.tolist(), shown.resname.tolist(),
+                  shown.name.tolist(), shown.element.tolist(), shown.ligand.tolist(),
+                  _rounded(cam.to_camera(xyz), 3), _rounded(pix, 2), _rounded(depth, 3), _rounded(radii, 3),
+                  (visible & in_image).tolist())
+    atoms = [{"chain": str(c), "resseq": int(n), "icode": str(ic), "resname": str(rn), "name": str(nm),
+              "element": str(el), "ligand": bool(lg), "camera_xyz": cx, "pixel": px, "depth": d,
+              "radius": r, "visible": bool(vis)}
+             for c, n, ic, rn, nm, el, lg, cx, px, d, r, vis in columns]
     labels, dropped = [], []
     if spec.labels is not None:
         for lab in placed_labels(shown, spec, xyz):
             entry = {"text": lab["text"], "kind": lab["kind"], "id": lab["id"], "atom": lab["atom"],
-                     "box": lab["box"]}
+                     "box": lab["box"], "leader": lab.get("leader")}
             (labels if lab["box"] is not None else dropped).append(entry)
     return {
         "key": spec.key(),
@@ -174,4 +219,5 @@ def annotate(shown: Structure, spec: RenderSpec, mats: dict) -> dict:
         "bonds": shown.bonds.tolist(),
         "labels": labels,
         "labels_left_out": dropped,
+        "scale_bar": scale_bar(shown, spec),
     }

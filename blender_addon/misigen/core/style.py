@@ -100,6 +100,10 @@ def load_style(name_or_path: str | Path = REFERENCE_PRESET, overrides: dict | No
         raise InputError(path, f"representation must be one of {REPRESENTATIONS}")
     if style["camera"]["projection"] not in ("perspective", "orthographic"):
         raise InputError(path, "camera.projection must be perspective or orthographic")
+    if style["scale_bar"]["corner"] not in ("bottom_left", "bottom_right"):
+        raise InputError(path, "scale_bar.corner must be bottom_left or bottom_right")
+    if not style["scale_bar"]["length"] > 0:
+        raise InputError(path, "scale_bar.length must be a positive number of Å")
     w, h = style["render"]["resolution"]
     if not (isinstance(w, int) and isinstance(h, int) and 16 <= w <= 8192 and 16 <= h <= 8192):
         raise InputError(path, f"render.resolution must be two integers in 16..8192, got {[w, h]}")

@@ -32,7 +32,7 @@ def render_annotated(renderer, shown, spec: RenderSpec, mats: dict, out: Path, *
     sidecar.update(extra)
     png = inside(out, f"images/{spec.key()}.png")
     png.parent.mkdir(parents=True, exist_ok=True)
-    seconds = renderer.render(spec.camera, mats, png, sidecar["labels"], spec.parts)
+    seconds = renderer.render(spec.camera, mats, png, sidecar["labels"], spec.parts, sidecar["scale_bar"])
     write_json_atomic(png.with_suffix(".json"), sidecar)
     return png, seconds
 

@@ -1,18 +1,18 @@
-"""Draw the labels core/labels.py placed onto a rendered PNG (blf into an ImBuf)."""
+"""Draw what core/ placed (labels, leader lines, the scale bar) onto a rendered image, in memory.
+
+Cycles writes an uncompressed BMP; Pillow draws on it and encodes the one PNG that is kept,
+with the preset's zlib level (lossless, so a fast level changes no pixel). Each label text
+is rasterised once per font size and pasted wherever it appears (views repeat their labels).
+"""
 from __future__ import annotations
 
 import functools
 from pathlib import Path
 
 import bpy
-import blf
-import imbuf
 
 from ..core.labels import OUTLINE_PX, font_px
 from ..core.style import hex_to_rgb
-
-
-OUTLINE = ((-1, 0), (1, 0), (0, -1), (0, 1), (-1, -1), (1, 1), (-1, 1), (1, -1))
 
 
 def font_file(font_name: str) -> Path:
@@ -22,58 +22,61 @@ def font_file(font_name: str) -> Path:
     raise RuntimeError(f"label font {font_name!r} not found in {fonts}")
 
 
-@functools.lru_cache(maxsize=None)
-def font_id(font_name: str) -> int:
-    fid = blf.load(str(font_file(font_name)))
-    if fid == -1:
-        raise RuntimeError(f"Blender cannot load label font {font_name!r}")
-    return fid
+@functools.lru_cache(maxsize=16)
+def _font(font_name: str, size: int):
+    from PIL import ImageFont
+    return ImageFont.truetype(str(font_file(font_name)), size)
 
 
-def draw_labels(png_in: str, png_out: str, labels: list[dict], style: dict, width: int, height: int) -> None:
-    """Text with a 1-px outline, so it stays legible on any atom colour and on the background.
-
-    Blender 4.3+ draws into the image with blf; Blender 4.2 has no ``blf.bind_imbuf``, so
-    there the same text is drawn with Pillow and the same font file.
-    """
-    if labels and not hasattr(blf, "bind_imbuf"):
-        _draw_labels_pillow(png_in, png_out, labels, style, width)
-        return
-    image = imbuf.load(png_in)
-    if labels:
-        cfg = style["labels"]
-        fid = font_id(cfg["font"])
-        colour = hex_to_rgb(cfg["color"])
-        outline = hex_to_rgb(cfg["outline"])
-        with blf.bind_imbuf(fid, image):
-            blf.size(fid, font_px(style, width))
-            for lab in labels:
-                u0, _v0, _u1, v1 = lab["box"]     # the box includes the outline
-                x, y = u0 + OUTLINE_PX, height - v1 + OUTLINE_PX   # blf's origin is the bottom-left corner
-                blf.color(fid, *outline, 1.0)
-                for dx, dy in OUTLINE:
-                    blf.position(fid, x + dx, y + dy, 0)
-                    blf.draw_buffer(fid, lab["text"])
-                blf.color(fid, *colour, 1.0)
-                blf.position(fid, x, y, 0)
-                blf.draw_buffer(fid, lab["text"])
-    imbuf.write(image, filepath=png_out)
+@functools.lru_cache(maxsize=8192)
+def _sprite(text: str, font_name: str, size: int):
+    """(fill mask, outline mask) of one label text; the box's top-left corner is (0, 0) and the
+    baseline sits on the box's bottom edge less the outline, as core.labels lays it out."""
+    from PIL import Image, ImageChops, ImageDraw
+    font = _font(font_name, size)
+    left, top, right, bottom = font.getbbox(text, anchor="ls")
+    w = max(right, 1) + 2 * OUTLINE_PX + 2
+    base = max(-top, 1) + OUTLINE_PX + 1            # rows above the baseline
+    h = base + max(bottom, 0) + OUTLINE_PX + 1
+    fill = Image.new("L", (w, h), 0)
+    ImageDraw.Draw(fill).text((OUTLINE_PX, base), text, font=font, fill=255, anchor="ls")
+    outline = Image.new("L", (w, h), 0)
+    for dx in (-1, 0, 1):                          # the 1-px outline: the glyphs shifted 8 ways
+        for dy in (-1, 0, 1):
+            if dx or dy:
+                outline = ImageChops.lighter(outline, ImageChops.offset(fill, dx, dy))
+    return fill, outline, base
 
 
-def _draw_labels_pillow(png_in: str, png_out: str, labels: list[dict], style: dict, width: int) -> None:
-    from PIL import Image, ImageDraw, ImageFont
+def draw_overlay(raw: str, png_out: str, labels: list[dict], style: dict, width: int, height: int,
+                 scale_bar: dict | None = None) -> None:
+    """Labels (text with a 1-px outline, legible on any atom colour and the background), their
+    leader lines and the scale bar onto the raw render; one PNG written to ``png_out``."""
+    from PIL import Image, ImageDraw
 
+    image = Image.open(raw).convert("RGB")
     cfg = style["labels"]
-    font = ImageFont.truetype(str(font_file(cfg["font"])), font_px(style, width))
     colour = tuple(int(round(c * 255)) for c in hex_to_rgb(cfg["color"]))
     outline = tuple(int(round(c * 255)) for c in hex_to_rgb(cfg["outline"]))
-    image = Image.open(png_in).convert("RGB")
     draw = ImageDraw.Draw(image)
+    size = font_px(style, width)
     for lab in labels:
-        u0, _v0, _u1, v1 = lab["box"]
-        u0, v1 = u0 + OUTLINE_PX, v1 - OUTLINE_PX     # the box includes the outline
-        # Anchor "ls" = left, baseline: the baseline sits on the text box's bottom edge as with blf.
-        for dx, dy in OUTLINE:
-            draw.text((u0 + dx, v1 + dy), lab["text"], font=font, fill=outline, anchor="ls")
-        draw.text((u0, v1), lab["text"], font=font, fill=colour, anchor="ls")
-    image.save(png_out)
+        if lab.get("leader"):
+            (a, b), (c, d) = lab["leader"]
+            draw.line([(a, b), (c, d)], fill=outline, width=3)
+            draw.line([(a, b), (c, d)], fill=colour, width=1)
+    if scale_bar:
+        (u0, v), (u1, _) = scale_bar["points"]
+        t = scale_bar["thickness"]
+        bar = tuple(int(round(c * 255)) for c in hex_to_rgb(style["scale_bar"]["color"]))
+        draw.rectangle([u0 - 1, v - t / 2 - 1, u1, v + t / 2], fill=outline)
+        draw.rectangle([u0, v - t / 2, u1 - 1, v + t / 2 - 1], fill=bar)
+        labels = list(labels) + [{"text": scale_bar["text"], "box": scale_bar["text_box"]}]
+    for lab in labels:
+        u0, _v0, _u1, v1 = lab["box"]                  # the box includes the outline
+        fill, ring, base = _sprite(lab["text"], cfg["font"], size)
+        corner = (int(u0), int(v1) - OUTLINE_PX - base)   # the baseline on the box's bottom edge less the outline
+        image.paste(outline, corner, ring)
+        image.paste(colour, corner, fill)
+    level = max(0, min(9, round(int(style["render"]["png_compression"]) * 9 / 100)))
+    image.save(png_out, format="PNG", compress_level=level)

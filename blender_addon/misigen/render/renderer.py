@@ -14,8 +14,8 @@ from ..core.camera import Camera
 from ..core.structure import Structure
 from ..core.style import atom_colours, atom_radii, hex_to_rgb
 from .device import select_device
+from .labels import draw_overlay
 from .quiet import quiet_stdout
-from .labels import draw_labels
 from .materials import FILL_PROPERTY, atom_material, setup_world
 from .molecule import atoms_object, bonds_object
 
@@ -69,10 +69,8 @@ def configure_cycles(sc, cfg: dict, device: str = "CPU") -> None:
     sc.render.resolution_percentage = 100
     sc.render.pixel_aspect_x = sc.render.pixel_aspect_y = 1.0
     sc.render.film_transparent = False
-    sc.render.image_settings.file_format = "PNG"
+    sc.render.image_settings.file_format = "BMP"     # uncompressed raw: the overlay step encodes the PNG
     sc.render.image_settings.color_mode = "RGB"
-    sc.render.image_settings.color_depth = "8"
-    sc.render.image_settings.compression = int(cfg["png_compression"])
     sc.view_settings.view_transform = "Standard"   # keep preset colours as given
     sc.view_settings.look = "None"
     sc.render.dither_intensity = 0.0
@@ -188,20 +186,21 @@ class SceneRenderer:
                 child.hide_render = part not in parts
 
     def render(self, cam: Camera, mats: dict, out_png: Path, labels: list[dict],
-               parts=("protein", "ligand")) -> float:
-        """Render one view to ``out_png`` (atomically); return the seconds spent."""
+               parts=("protein", "ligand"), scale_bar: dict | None = None) -> float:
+        """Render one view to ``out_png`` (atomically) with its labels and scale bar drawn;
+        return the seconds spent."""
         t0 = time.perf_counter()
         self.set_camera(cam)
         self.set_pose(mats, parts)
         out_png = Path(out_png)
-        raw = out_png.with_name(f".{out_png.stem}.raw.png")
+        raw = out_png.with_name(f".{out_png.stem}.raw.bmp")
         tmp = out_png.with_name(f".{out_png.stem}.tmp.png")
         self.scene.render.filepath = str(raw)
         with quiet_stdout():
             t_cycles = time.perf_counter()
             bpy.ops.render.render(write_still=True, scene=self.scene.name)
             self.cycles_seconds += time.perf_counter() - t_cycles
-        draw_labels(str(raw), str(tmp), labels, self.style, cam.width, cam.height)
+        draw_overlay(str(raw), str(tmp), labels, self.style, cam.width, cam.height, scale_bar)
         os.replace(tmp, out_png)
         raw.unlink(missing_ok=True)
         return time.perf_counter() - t0

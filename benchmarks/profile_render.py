@@ -1,0 +1,111 @@
+"""Where one structure's render loop spends its time, per image (issue 19). Not a test.
+
+Runs ``generate``'s unit of work (``process_structure``: plan every task, render each
+distinct image once, write sidecars and the part file) on one structure, with light timers
+wrapped around the steps (one clock read per call, unlike cProfile, whose per-call cost
+inflates the many small numpy calls of the label layout several times over). Prints, per
+step, wall and CPU milliseconds per image; "outside Cycles" is everything but Cycles' own
+render call.
+
+    python benchmarks/profile_render.py [--structure bace] [--size 256] [--samples 1] [--suite misi_bench]
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import functools
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "blender_addon"))
+
+TOTALS: dict = collections.defaultdict(lambda: [0, 0.0, 0.0])   # step → [calls, wall s, cpu s]
+ACTIVE: list = []
+
+
+def timed(name: str, fn):
+    @functools.wraps(fn)
+    def wrapper(*a, **k):
+        if name in ACTIVE:                 # recursion or a step inside itself: count once
+            return fn(*a, **k)
+        ACTIVE.append(name)
+        w, c = time.perf_counter(), time.process_time()
+        try:
+            return fn(*a, **k)
+        finally:
+            t = TOTALS[name]
+            t[0] += 1
+            t[1] += time.perf_counter() - w
+            t[2] += time.process_time() - c
+            ACTIVE.remove(name)
+    return wrapper
+
+
+def patch(module, attr: str, name: str) -> None:
+    setattr(module, attr, timed(name, getattr(module, attr)))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--complexes", type=Path, default=Path("/work/shared/data/complexes/paired"))
+    ap.add_argument("--structure", default="bace")
+    ap.add_argument("--size", type=int, default=256)
+    ap.add_argument("--samples", type=int, default=None, help="default: the preset's")
+    ap.add_argument("--suite", default="misi_bench")
+    args = ap.parse_args()
+
+    import bpy  # noqa: F401  (import Blender first: its start-up is not part of the loop)
+    from misigen.core import camera, scene_plan
+    from misigen.core import labels as core_labels
+    from misigen.core.loader import discover_inputs
+    from misigen.core.resources import suite_path
+    from misigen.core.style import load_style
+    from misigen.core.tasks import load_suite
+    from misigen.pipeline import generate, output, render_job
+    from misigen.render import renderer
+
+    over = {"render": {"resolution": [args.size, args.size]}}
+    if args.samples:
+        over["render"]["samples"] = args.samples
+    style = load_style("misi_bench", over)
+    tasks = load_suite(suite_path(args.suite))
+    src = next(s for s in discover_inputs([args.complexes]).sources if s.id == args.structure)
+
+    patch(generate, "plan_structure", "plan (load + every task's planner)")
+    patch(scene_plan, "annotate", "sidecar: annotate (all)")
+    patch(scene_plan, "visible_atoms", "sidecar: visibility")
+    patch(scene_plan, "layout_labels", "label layout (planner + sidecar)")
+    patch(core_labels, "layout_labels", "label layout (planner + sidecar)")
+    render_job.annotate = scene_plan.annotate
+    patch(render_job, "write_json_atomic", "sidecar: JSON encode + write")
+    patch(output, "write_text_atomic", "part files")
+    patch(renderer.SceneRenderer, "render", "render call (all)")
+    patch(renderer.SceneRenderer, "__init__", "scene build")
+    patch(renderer.SceneRenderer, "close", "scene close")
+    patch(renderer.bpy.ops.render, "render", "Cycles (bpy.ops.render.render)")
+    for name in ("draw_overlay", "draw_labels"):
+        if hasattr(renderer, name):
+            patch(renderer, name, "labels drawn + PNG written")
+    patch(renderer, "write_png", "labels drawn + PNG written") if hasattr(renderer, "write_png") else None
+
+    out = Path(tempfile.mkdtemp(prefix="misigen-profile-"))
+    w0, c0 = time.perf_counter(), time.process_time()
+    summary = generate.process_structure(src, tasks, style, out, "test", 0, "cpu")
+    wall, cpu = time.perf_counter() - w0, time.process_time() - c0
+    n = summary["images_rendered"] or 1
+    cyc = TOTALS["Cycles (bpy.ops.render.render)"]
+    print(f"{args.structure} at {args.size}² ({style['render']['samples']} spp), {n} images, "
+          f"{summary['records']} QA; load average {os.getloadavg()[0]:.1f}; ms per image (wall / CPU of this process):")
+    for name, (calls, w, c) in sorted(TOTALS.items(), key=lambda kv: -kv[1][1]):
+        print(f"  {name:40s} {1000 * w / n:8.1f} {1000 * c / n:8.1f}   ({calls} calls)")
+    print(f"  {'whole unit':40s} {1000 * wall / n:8.1f} {1000 * cpu / n:8.1f}")
+    print(f"  {'outside Cycles':40s} {1000 * (wall - cyc[1]) / n:8.1f}")
+    print(f"  (Cycles' CPU time counts every render thread, so its CPU column exceeds its wall)")
+
+
+if __name__ == "__main__":
+    main()
