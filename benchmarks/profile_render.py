@@ -82,11 +82,10 @@ def main() -> None:
     patch(core_labels, "layout_labels", "label layout (planner + sidecar)")
     render_job.annotate = scene_plan.annotate
     patch(render_job, "write_json_atomic", "sidecar: JSON encode + write")
-    patch(output, "write_text_atomic", "part files")
+    patch(output, "write_bytes_atomic", "file writes (fsync + rename)")
     patch(renderer.SceneRenderer, "render", "render call (all)")
     patch(renderer.SceneRenderer, "__init__", "scene build")
     patch(renderer.SceneRenderer, "close", "scene close")
-    patch(renderer.bpy.ops.render, "render", "Cycles (bpy.ops.render.render)")
     for name in ("draw_overlay", "draw_labels"):
         if hasattr(renderer, name):
             patch(renderer, name, "labels drawn + PNG written")
@@ -97,14 +96,15 @@ def main() -> None:
     summary = generate.process_structure(src, tasks, style, out, "test", 0, "cpu")
     wall, cpu = time.perf_counter() - w0, time.process_time() - c0
     n = summary["images_rendered"] or 1
-    cyc = TOTALS["Cycles (bpy.ops.render.render)"]
+    cyc = summary["cycles_seconds"]
+    TOTALS["  of which Cycles' render call"] = [n, cyc, float("nan")]
     print(f"{args.structure} at {args.size}² ({style['render']['samples']} spp), {n} images, "
           f"{summary['records']} QA; load average {os.getloadavg()[0]:.1f}; ms per image (wall / CPU of this process):")
     for name, (calls, w, c) in sorted(TOTALS.items(), key=lambda kv: -kv[1][1]):
         print(f"  {name:40s} {1000 * w / n:8.1f} {1000 * c / n:8.1f}   ({calls} calls)")
     print(f"  {'whole unit':40s} {1000 * wall / n:8.1f} {1000 * cpu / n:8.1f}")
-    print(f"  {'outside Cycles':40s} {1000 * (wall - cyc[1]) / n:8.1f}")
-    print(f"  (Cycles' CPU time counts every render thread, so its CPU column exceeds its wall)")
+    print(f"  {'outside Cycles':40s} {1000 * (wall - cyc) / n:8.1f}")
+    print("  (CPU: this process's CPU time, all its threads; Cycles' render threads are in 'render call')")
 
 
 if __name__ == "__main__":

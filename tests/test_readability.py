@@ -98,3 +98,88 @@ def test_single_chain_prompt_names_the_chain(brd4, style):
     assert f"All residues shown belong to chain {chains[0]}." in s.question
     texts = {lab["text"] for side in sidecars({brd4.id: brd4}, s) for lab in side["labels"] if lab["kind"] == "residue"}
     assert texts and not any("." in t for t in texts)
+
+
+def _box_gap(box, u, v):
+    du = max(box[0] - u, u - box[2], 0.0)
+    dv = max(box[1] - v, v - box[3], 0.0)
+    return float(np.hypot(du, dv))
+
+
+@pytest.mark.parametrize("size", [256, 512])
+def test_labels_touch_their_atom_or_have_a_leader(brd4, hivp, size):
+    """Issue 16.3: a drawn label is within ``touch_px`` of its anchor atom, or carries a leader line
+    that starts on its box, ends on the atom's rim and crosses no other label or leader."""
+    from misigen.core.labels import line_pixels
+    from misigen.core.scene_plan import posed_coords
+    from misigen.core.style import atom_radii
+
+    style = load_style("misi_bench", {"render": {"resolution": [size, size]}})
+    touch = style["labels"]["touch_px"]
+    tasks = {t.name: t for t in load_suite(SUITE)}
+    structures = {brd4.id: brd4, hivp.id: hivp}
+    partners = PartnerCatalog({k: "test" for k in structures}, lambda i: structures[i])
+    n_labels = n_leaders = far = 0
+    for st in (brd4, hivp):
+        for name in ("translation", "pocket_ligand_interaction", "residue_ligand_interaction"):
+            for s in plan_samples(tasks[name], st, style, "test", 0, partners)[0]:
+                for spec in s.render_specs():
+                    shown = shown_structure(structures[spec.structure_id], spec.style, spec.parts, spec.residues)
+                    xyz = posed_coords(shown, spec.matrices(shown)[0])
+                    pix, depth = spec.camera.project(xyz)
+                    r_px = atom_radii(shown, style) * spec.camera.pixel_scale(depth)
+                    drawn = [lab for lab in placed_labels(shown, spec) if lab["box"] is not None]
+                    boxes = np.zeros((size, size), bool)
+                    for lab in drawn:
+                        b = lab["box"]
+                        boxes[b[1]:b[3], b[0]:b[2]] = True
+                    lines = np.zeros((size, size), int)
+                    for k, lab in enumerate(drawn):
+                        n_labels += 1
+                        u, v = pix[lab["atom"]]
+                        gap = _box_gap(lab["box"], u, v)
+                        if lab["leader"] is None:
+                            far += gap > touch
+                            continue
+                        n_leaders += 1
+                        (a, b), (c, d) = lab["leader"]
+                        assert gap > touch, lab                                 # only labels that cannot touch
+                        assert _box_gap(lab["box"], a, b) < 0.1, lab            # starts on its own box
+                        assert abs(np.hypot(c - u, d - v) - min(r_px[lab["atom"]], gap - 1)) < 0.2, lab
+                        vs, us = line_pixels(lab["leader"], size, size)
+                        own = np.zeros((size, size), bool)
+                        own[lab["box"][1]:lab["box"][3], lab["box"][0]:lab["box"][2]] = True
+                        assert not (boxes & ~own)[vs, us].any(), lab            # crosses no other label
+                        assert not (lines[vs, us] > 0).any(), lab               # nor another leader
+                        lines[vs, us] = k + 1
+    assert n_labels > 500 and n_leaders > 0
+    assert far == 0, f"{far} of {n_labels} labels far from their atom without a leader"
+
+
+def test_scale_bar_measures_angstroms_at_the_centre(brd4):
+    """Issue 16.6: the sidecar's scale bar is ``length`` Å long at the depth of the centre of
+    rotation, in the bottom-left corner, and no label comes near it."""
+    from misigen.core.scene_plan import annotate, rotation_centre
+    from misigen.pipeline.render_job import plan_views
+
+    style = load_style("misi_bench", {"render": {"resolution": [512, 512]}, "scale_bar": {"enabled": True}})
+    shown = shown_structure(brd4, style)
+    for _view, spec, mats in plan_views(shown, style, ["front", "left"], "move z 5"):
+        side = annotate(shown, spec, mats)
+        bar = side["scale_bar"]
+        (u0, v0), (u1, v1) = bar["points"]
+        assert v0 == v1 and u0 < u1 and u0 < 40 and v0 > 512 - 30           # horizontal, bottom left
+        centre = rotation_centre(shown)
+        depth = spec.camera.position[2] - centre[2]
+        # a segment of ``length`` Å at the centre's depth projects to the bar's pixel length
+        ends = np.array([centre, centre + [bar["length"], 0, 0]])
+        pix, _ = spec.camera.project(ends)
+        assert abs((u1 - u0) - (pix[1, 0] - pix[0, 0])) < 0.05
+        assert bar["length"] == 5.0 and abs(bar["depth"] - depth) < 1e-3
+        b = bar["box"]
+        for lab in side["labels"]:
+            a = lab["box"]
+            assert not (a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]), lab
+    off = load_style("misi_bench")
+    _view, spec, mats = plan_views(shown_structure(brd4, off), off, ["front"], None)[0]
+    assert annotate(shown_structure(brd4, off), spec, mats)["scale_bar"] is None

@@ -142,6 +142,35 @@ def test_labels_drawn_in_their_boxes(tmp_path, examples, small_style):
         assert white < 0.9, lab
 
 
+def test_scale_bar_and_leaders_drawn_where_the_sidecar_says(tmp_path, examples):
+    """Issue 16.3/16.6: the scale bar's pixels are its colour between the sidecar's end points, with a
+    dark edge; every leader line is drawn (light pixels along it, in its dark outline)."""
+    style = load_style("misi_bench", {"render": {"resolution": [256, 256], "samples": 1},
+                                      "scale_bar": {"enabled": True}})
+    src = discover([examples / "1hvi.pdb"])[0]
+    summary = render_structure_views(src, style, tmp_path, ["front"], labels=True, device="cpu")
+    im = summary["images"][0]
+    side = json.loads((tmp_path / im["image"]).with_suffix(".json").read_text())
+    img = load_png(tmp_path / im["image"])
+    bar = side["scale_bar"]
+    (u0, v), (u1, _) = bar["points"]
+    row = img[int(v), int(np.ceil(u0)):int(u1)]
+    assert len(row) == int(u1) - int(np.ceil(u0)) > 10
+    assert (row.min(axis=1) > 0.95).all()                       # the bar, white, end to end
+    below = int(v + bar["thickness"] / 2)
+    assert img[below, int(u0) + 5].max() < 0.2                   # its dark edge
+    tb = bar["text_box"]
+    patch = img[tb[1]:tb[3], tb[0]:tb[2]]
+    assert 0.05 < (patch.min(axis=2) > 0.6).mean() < 0.9          # "5 Å" written above it
+    leaders = [lab["leader"] for lab in side["labels"] if lab["leader"]]
+    assert leaders, "expected some labels with leader lines on a crowded pocket"
+    for (a, b), (c, d) in leaders:
+        for t in (0.3, 0.5, 0.7):
+            x, y = a + (c - a) * t, b + (d - b) * t
+            near = img[max(0, int(y) - 1):int(y) + 2, max(0, int(x) - 1):int(x) + 2]
+            assert near.min(axis=2).max() > 0.9, ((a, b), (c, d), t)   # the light line passes here
+
+
 def test_cli_render_records_failures_and_goes_on(tmp_path, examples, cli):
     bad = tmp_path / "broken.pdb"
     bad.write_bytes(b"\x00\x01binary junk")
