@@ -1,64 +1,85 @@
-"""Memory over a long render loop in one process (not a test).
+"""Memory over a long plan-and-render run in one worker process (issue 19). Not a test.
 
-Builds a scene per structure, renders one small image, closes it, and prints the
-process's resident memory after each round, so growth per scene is visible.
+Does what one ``generate`` worker does, structure after structure, in this process:
+``process_structure`` (load, plan every asked task, build the scene, render each distinct
+image, write sidecars and the part file, close the scene). The shared complexes are repeated
+under new ids (``<id>~r<k>``) until ``--structures`` are done, so caches keyed by structure
+see new keys as in a real run. Prints the process's resident memory (VmRSS) and its peak
+(VmHWM) every 10 structures, and at the end the peak after the whole run relative to the
+peak after ``--baseline`` structures (issue 19: within 10 %).
 
-    python benchmarks/bench_memory.py [--rounds 60] [--complexes DIR]
+    python benchmarks/bench_memory.py [--structures 200] [--baseline 20] [--size 32] [--tasks translation,…]
 """
 from __future__ import annotations
 
 import argparse
 import sys
 import tempfile
+import time
+from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "blender_addon"))
 
-from misigen.core.errors import InputError  # noqa: E402
-from misigen.core.loader import discover, load_structure  # noqa: E402
-from misigen.core.scene_plan import shown_structure  # noqa: E402
-from misigen.core.style import load_style  # noqa: E402
-from misigen.pipeline.views import plan_views  # noqa: E402
 
-
-def rss_mb() -> float:
+def status_mb(field: str) -> float:
     for line in open("/proc/self/status"):
-        if line.startswith("VmRSS:"):
+        if line.startswith(field + ":"):
             return int(line.split()[1]) / 1024
     return float("nan")
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__)
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     default = ROOT.parent / "shared" / "data" / "complexes"
-    ap.add_argument("--complexes", type=Path, default=default if default.exists() else ROOT / "scenes" / "examples")
-    ap.add_argument("--rounds", type=int, default=60)
+    ap.add_argument("--complexes", type=Path, default=default if default.exists() else Path("/work/shared/data/complexes"))
+    ap.add_argument("--structures", type=int, default=200)
+    ap.add_argument("--baseline", type=int, default=20, help="compare with the peak after this many (default 20)")
+    ap.add_argument("--size", type=int, default=32, help="image size (default 32: memory, not pictures)")
+    ap.add_argument("--tasks", default="translation,zooming,pocket_ligand_interaction",
+                    help="tasks planned and rendered (default: one motion, zooming, one interaction task)")
+    ap.add_argument("--suite", default="misi_bench")
     args = ap.parse_args()
-    from misigen.render.renderer import SceneRenderer
 
-    structures = []
-    for src in discover([args.complexes / "paired", args.complexes / "pdb"] if (args.complexes / "pdb").exists()
-                        else [args.complexes]):
+    import bpy  # noqa: F401
+    from misigen.core.errors import InputError
+    from misigen.core.loader import discover_inputs, load_structure
+    from misigen.core.resources import suite_path
+    from misigen.core.style import load_style
+    from misigen.core.tasks import load_suite
+    from misigen.pipeline.unit import process_structure
+
+    sources = []
+    for src in sorted(discover_inputs([args.complexes]).sources, key=lambda s: s.id):
         try:
-            structures.append(load_structure(src))
+            load_structure(src)
+            sources.append(src)
         except InputError:
             pass
-    style = load_style("misi_bench", {"render": {"resolution": [128, 128], "samples": 1, "denoise": False}})
-    start = None
-    with tempfile.TemporaryDirectory() as tmp:
-        for k in range(args.rounds):
-            s = structures[k % len(structures)]
-            shown = shown_structure(s, style)
-            _view, spec, mats = plan_views(shown, style, ["front"], None, labels=False)[0]
-            r = SceneRenderer(shown, style, "cpu")
-            r.render(spec.camera, mats, Path(tmp) / "x.png", [])
-            r.close()
-            now = rss_mb()
-            start = start or now
-            if k % 10 == 0 or k == args.rounds - 1:
-                print(f"round {k + 1:4d}  {s.id:>18}  RSS {now:7.1f} MB  (+{now - start:6.1f} MB since round 1)",
-                      flush=True)
+    tasks = [t for t in load_suite(suite_path(args.suite)) if t.name in args.tasks.split(",")]
+    style = load_style("misi_bench", {"render": {"resolution": [args.size, args.size], "samples": 1,
+                                                 "denoise": False}})
+    print(f"{len(sources)} usable complexes, repeated to {args.structures} structures; tasks {args.tasks}; "
+          f"{args.size}² 1 spp", flush=True)
+    base_peak = None
+    images = 0
+    t0 = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="misigen-mem-") as tmp:
+        for k in range(args.structures):
+            src = sources[k % len(sources)]
+            src = replace(src, id=f"{src.id}~r{k // len(sources)}")
+            summary = process_structure(src, tasks, style, Path(tmp), "test", 0, "cpu")
+            images += summary.images_rendered
+            if k + 1 == args.baseline:
+                base_peak = status_mb("VmHWM")
+            if (k + 1) % 10 == 0 or k + 1 == args.structures:
+                print(f"after {k + 1:4d} structures ({images} images, {time.perf_counter() - t0:6.0f} s): "
+                      f"RSS {status_mb('VmRSS'):7.1f} MB, peak {status_mb('VmHWM'):7.1f} MB", flush=True)
+    peak = status_mb("VmHWM")
+    if base_peak:
+        print(f"memory: peak RSS {peak:.1f} MB after {args.structures} structures vs {base_peak:.1f} MB after "
+              f"{args.baseline}: {100 * (peak / base_peak - 1):+.1f}% (issue 19: within 10%)")
 
 
 if __name__ == "__main__":

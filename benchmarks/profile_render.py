@@ -17,6 +17,7 @@ import functools
 import os
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -24,24 +25,25 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "blender_addon"))
 
 TOTALS: dict = collections.defaultdict(lambda: [0, 0.0, 0.0])   # step → [calls, wall s, cpu s]
-ACTIVE: list = []
+LOCAL = threading.local()          # steps running on this thread (the sidecar helper thread has its own)
 
 
 def timed(name: str, fn):
     @functools.wraps(fn)
     def wrapper(*a, **k):
-        if name in ACTIVE:                 # recursion or a step inside itself: count once
+        active = LOCAL.__dict__.setdefault("active", set())
+        if name in active:                 # recursion or a step inside itself: count once
             return fn(*a, **k)
-        ACTIVE.append(name)
-        w, c = time.perf_counter(), time.process_time()
+        active.add(name)
+        w, c = time.perf_counter(), time.thread_time()
         try:
             return fn(*a, **k)
         finally:
             t = TOTALS[name]
             t[0] += 1
             t[1] += time.perf_counter() - w
-            t[2] += time.process_time() - c
-            ACTIVE.remove(name)
+            t[2] += time.thread_time() - c
+            active.discard(name)
     return wrapper
 
 
@@ -59,13 +61,13 @@ def main() -> None:
     args = ap.parse_args()
 
     import bpy  # noqa: F401  (import Blender first: its start-up is not part of the loop)
-    from misigen.core import camera, scene_plan
+    from misigen.core import scene_plan
     from misigen.core import labels as core_labels
     from misigen.core.loader import discover_inputs
     from misigen.core.resources import suite_path
     from misigen.core.style import load_style
     from misigen.core.tasks import load_suite
-    from misigen.pipeline import generate, output, render_job
+    from misigen.pipeline import output, rendering, unit
     from misigen.render import renderer
 
     over = {"render": {"resolution": [args.size, args.size]}}
@@ -75,36 +77,33 @@ def main() -> None:
     tasks = load_suite(suite_path(args.suite))
     src = next(s for s in discover_inputs([args.complexes]).sources if s.id == args.structure)
 
-    patch(generate, "plan_structure", "plan (load + every task's planner)")
+    patch(unit, "plan_structure", "plan (load + every task's planner)")
     patch(scene_plan, "annotate", "sidecar: annotate (all)")
     patch(scene_plan, "visible_atoms", "sidecar: visibility")
     patch(scene_plan, "layout_labels", "label layout (planner + sidecar)")
     patch(core_labels, "layout_labels", "label layout (planner + sidecar)")
-    render_job.annotate = scene_plan.annotate
-    patch(render_job, "write_json_atomic", "sidecar: JSON encode + write")
+    rendering.annotate = scene_plan.annotate
+    patch(rendering, "write_json_atomic", "sidecar: JSON encode + write")
     patch(output, "write_bytes_atomic", "file writes (fsync + rename)")
-    patch(renderer.SceneRenderer, "render", "render call (all)")
+    patch(renderer.SceneRenderer, "render_raw", "Cycles call + raw image (main thread)")
+    patch(renderer.SceneRenderer, "finish", "labels drawn + PNG written")
     patch(renderer.SceneRenderer, "__init__", "scene build")
     patch(renderer.SceneRenderer, "close", "scene close")
-    for name in ("draw_overlay", "draw_labels"):
-        if hasattr(renderer, name):
-            patch(renderer, name, "labels drawn + PNG written")
-    patch(renderer, "write_png", "labels drawn + PNG written") if hasattr(renderer, "write_png") else None
 
     out = Path(tempfile.mkdtemp(prefix="misigen-profile-"))
     w0, c0 = time.perf_counter(), time.process_time()
-    summary = generate.process_structure(src, tasks, style, out, "test", 0, "cpu")
+    summary = unit.process_structure(src, tasks, style, out, "test", 0, "cpu")
     wall, cpu = time.perf_counter() - w0, time.process_time() - c0
-    n = summary["images_rendered"] or 1
-    cyc = summary["cycles_seconds"]
+    n = summary.images_rendered or 1
+    cyc = summary.cycles_seconds
     TOTALS["  of which Cycles' render call"] = [n, cyc, float("nan")]
     print(f"{args.structure} at {args.size}² ({style['render']['samples']} spp), {n} images, "
-          f"{summary['records']} QA; load average {os.getloadavg()[0]:.1f}; ms per image (wall / CPU of this process):")
+          f"{summary.records} QA; load average {os.getloadavg()[0]:.1f}; ms per image (wall / CPU of the thread):")
     for name, (calls, w, c) in sorted(TOTALS.items(), key=lambda kv: -kv[1][1]):
         print(f"  {name:40s} {1000 * w / n:8.1f} {1000 * c / n:8.1f}   ({calls} calls)")
     print(f"  {'whole unit':40s} {1000 * wall / n:8.1f} {1000 * cpu / n:8.1f}")
     print(f"  {'outside Cycles':40s} {1000 * (wall - cyc) / n:8.1f}")
-    print("  (CPU: this process's CPU time, all its threads; Cycles' render threads are in 'render call')")
+    print("  (steps on the sidecar helper thread overlap Cycles; CPU = the step's own thread's CPU time)")
 
 
 if __name__ == "__main__":

@@ -25,16 +25,71 @@ def open_renderer(shown_atoms, style: dict, device: str = "auto"):
 def render_annotated(renderer, shown, spec: RenderSpec, mats: dict, out: Path, **extra) -> tuple[Path, float]:
     """Render one spec to ``out/images/<key>.png`` and write its sidecar (with ``extra`` keys).
 
-    The one place that pairs an image with its annotation. Returns the PNG path and the
-    render seconds.
+    The one place that pairs an image with its annotation (``render_many`` for several).
+    Returns the PNG path and the render seconds.
     """
-    sidecar = annotate(shown, spec, mats)
-    sidecar.update(extra)
+    t0 = time.perf_counter()
+    png = render_many(renderer, [(shown, spec, mats, extra)], out)[0]
+    return png, time.perf_counter() - t0
+
+
+def _image_path(out: Path, spec: RenderSpec) -> Path:
     png = inside(out, f"images/{spec.key()}.png")
     png.parent.mkdir(parents=True, exist_ok=True)
-    seconds = renderer.render(spec.camera, mats, png, sidecar["labels"], spec.parts, sidecar["scale_bar"])
-    write_json_atomic(png.with_suffix(".json"), sidecar)
-    return png, seconds
+    return png
+
+
+def _sidecar(shown, spec, mats, extra) -> dict:
+    sidecar = annotate(shown, spec, mats)
+    sidecar.update(extra or {})
+    return sidecar
+
+
+def _finish(renderer, raw: Path, png: Path, sidecar: dict, spec: RenderSpec) -> float:
+    t0 = time.perf_counter()
+    renderer.finish(raw, png, sidecar["labels"], spec.camera, sidecar["scale_bar"])
+    write_json_atomic(png.with_suffix(".json"), sidecar)      # last: an image counts once both exist
+    return time.perf_counter() - t0
+
+
+def render_many(renderer, jobs, out: Path, seconds: list | None = None) -> list[Path]:
+    """Render ``jobs`` ((shown, spec, mats, extra keys of the sidecar) each) in one scene, back to
+    back, each PNG with its sidecar; returns the PNG paths (``seconds``, if given, gets each
+    image's seconds on this thread: posing and Cycles, plus any wait for the helpers).
+
+    Cycles releases Python's lock while it renders, so two helper threads do the work around
+    it meanwhile: the next image's sidecar (projection, visibility, label layout) and the
+    previous image's labels, PNG and sidecar file (zlib and Pillow release the lock too). Only
+    Blender's calls stay on this thread, so on a GPU nearly all per-image work outside Cycles is
+    hidden. At most one image is drawn at a time (one font); sidecars do not depend on the order.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    jobs = list(jobs)
+    pngs = [_image_path(out, job[1]) for job in jobs]
+    if not jobs:
+        return pngs
+    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="misigen-sidecar") as helper:
+        next_sidecar = helper.submit(_sidecar, *jobs[0])
+        writing = None
+        try:
+            for k, (_shown, spec, mats, _extra) in enumerate(jobs):
+                t0 = time.perf_counter()
+                sidecar = next_sidecar.result()
+                if k + 1 < len(jobs):
+                    next_sidecar = helper.submit(_sidecar, *jobs[k + 1])
+                raw = renderer.render_raw(spec.camera, mats, pngs[k], spec.parts)
+                if writing is not None:
+                    writing.result()                     # its errors surface here
+                writing = helper.submit(_finish, renderer, raw, pngs[k], sidecar, spec)
+                if seconds is not None:
+                    seconds.append(time.perf_counter() - t0)
+            writing.result()
+            writing = None
+        finally:
+            if writing is not None:                      # an error above: let the last write end
+                writing.exception()
+    return pngs
 
 
 @dataclass
@@ -43,8 +98,8 @@ class GroupRendered:
     device: str = ""
     build_seconds: float = 0.0                         # building the scene
     images: list = field(default_factory=list)         # PNG paths, in spec order
-    seconds: list = field(default_factory=list)        # per image: the render call
-    wall_seconds: list = field(default_factory=list)   # per image: posing, render, sidecar
+    seconds: list = field(default_factory=list)        # per image: posing, Cycles and waits on this thread
+    wall_seconds: list = field(default_factory=list)   # per image: an even share of the group's wall time
     cycles_seconds: float = 0.0                        # Cycles alone, the whole group
 
 
@@ -62,17 +117,17 @@ def render_group(structure, specs: list, out: Path, device: str, extra: list | N
                              device)
     done.build_seconds, done.device = time.perf_counter() - t0, renderer.device
     try:
+        jobs = []
         for i, spec in enumerate(specs):
-            t1 = time.perf_counter()
             sel = (structure.id, spec.parts, spec.residues, style_key)
             if sel not in shown_cache:
                 shown_cache[sel] = shown_structure(structure, spec.style, spec.parts, spec.residues)
             shown = shown_cache[sel]
-            png, seconds = render_annotated(renderer, shown, spec, spec.matrices(shown)[0], out,
-                                            **(extra[i] if extra else {}))
-            done.images.append(png)
-            done.seconds.append(seconds)
-            done.wall_seconds.append(time.perf_counter() - t1)
+            jobs.append((shown, spec, spec.matrices(shown)[0], extra[i] if extra else {}))
+        t1 = time.perf_counter()
+        done.images = render_many(renderer, jobs, out, done.seconds)
+        # the images overlap (sidecars and PNGs of one are made while Cycles renders another)
+        done.wall_seconds = [(time.perf_counter() - t1) / max(1, len(jobs))] * len(jobs)
     finally:
         done.device = renderer.device
         done.cycles_seconds = renderer.cycles_seconds
@@ -106,7 +161,7 @@ def render_specs(structures: dict, specs: dict[str, RenderSpec], out: Path, devi
     for (sid, _residues, _style), group in sorted(groups.items(), key=lambda kv: (kv[0][0], str(kv[0][1]))):
         rendered = render_group(structures[sid], group, out, device, shown_cache=shown_cache)
         done["device"] = rendered.device
-        done["seconds"] += sum(rendered.seconds)
+        done["seconds"] += sum(rendered.wall_seconds)
         done["cycles_seconds"] += rendered.cycles_seconds
     return done
 

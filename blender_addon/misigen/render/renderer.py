@@ -190,20 +190,37 @@ class SceneRenderer:
         """Render one view to ``out_png`` (atomically) with its labels and scale bar drawn;
         return the seconds spent."""
         t0 = time.perf_counter()
+        raw = self.render_raw(cam, mats, out_png, parts)
+        self.finish(raw, out_png, labels, cam, scale_bar)
+        return time.perf_counter() - t0
+
+    @staticmethod
+    def raw_path(out_png: Path) -> Path:
+        out_png = Path(out_png)
+        return out_png.with_name(f".{out_png.stem}.raw.bmp")
+
+    def render_raw(self, cam: Camera, mats: dict, out_png: Path, parts=("protein", "ligand")) -> Path:
+        """Cycles' part of ``render``: pose, render, write the uncompressed raw image beside
+        ``out_png``; returns its path. The only step that needs Blender."""
         self.set_camera(cam)
         self.set_pose(mats, parts)
-        out_png = Path(out_png)
-        raw = out_png.with_name(f".{out_png.stem}.raw.bmp")
-        tmp = out_png.with_name(f".{out_png.stem}.tmp.png")
+        raw = self.raw_path(out_png)
         self.scene.render.filepath = str(raw)
         with quiet_stdout():
             t_cycles = time.perf_counter()
             bpy.ops.render.render(write_still=True, scene=self.scene.name)
             self.cycles_seconds += time.perf_counter() - t_cycles
+        return raw
+
+    def finish(self, raw: Path, out_png: Path, labels: list[dict], cam: Camera,
+               scale_bar: dict | None = None) -> None:
+        """The rest of ``render``, without Blender (so it may run on another thread while Cycles
+        renders the next view): draw labels and scale bar, write the PNG atomically."""
+        out_png = Path(out_png)
+        tmp = out_png.with_name(f".{out_png.stem}.tmp.png")
         draw_overlay(str(raw), str(tmp), labels, self.style, cam.width, cam.height, scale_bar)
         os.replace(tmp, out_png)
-        raw.unlink(missing_ok=True)
-        return time.perf_counter() - t0
+        Path(raw).unlink(missing_ok=True)
 
     def close(self) -> None:
         """Remove this scene and everything it made, so long runs do not grow in memory."""
