@@ -183,3 +183,32 @@ def test_scale_bar_measures_angstroms_at_the_centre(brd4):
     off = load_style("misi_bench")
     _view, spec, mats = plan_views(shown_structure(brd4, off), off, ["front"], None)[0]
     assert annotate(shown_structure(brd4, off), spec, mats)["scale_bar"] is None
+
+
+def test_misi_plus_states_the_zoom_geometry_and_draws_a_scale_bar(brd4):
+    """Issue 16.6: misi_plus images carry the scale bar and its zooming prompt states the camera's
+    distance to the centre of rotation (so the zoom follows from the images: scale ratio D / (D - d));
+    misi_bench keeps MiSI-Bench's look and prompt."""
+    import re
+    from pathlib import Path
+    from misigen.core.scene_plan import annotate
+
+    root = Path(SUITE).parent
+    style = load_style("misi_bench", {"render": {"resolution": [256, 256]}})
+    plus = {t.name: t for t in load_suite(root / "misi_plus.yaml")}
+    bench = {t.name: t for t in load_suite(root / "misi_bench.yaml")}
+    samples, _ = plan_samples(plus["zooming"], brd4, style, "test", 0)
+    assert samples
+    for s in samples:
+        m = re.search(r"lies ([0-9.]+) Å in front of the camera", s.question)
+        assert m, s.question
+        start, after = s.images[0], s.images[-1]
+        shown = shown_structure(brd4, start.style, start.parts, start.residues)
+        centre = np.asarray(s.program["centre"])
+        assert abs(float(m.group(1)) - (after.camera.position[2] - centre[2])) < 0.06
+        for spec in s.images:
+            assert spec.style["scale_bar"]["enabled"]
+            bar = annotate(shown, spec, spec.matrices(shown)[0])["scale_bar"]
+            assert bar is not None and abs(bar["depth"] - (spec.camera.position[2] - centre[2])) < 1e-2
+    (b, *_), _ = plan_samples(bench["zooming"], brd4, style, "test", 0)
+    assert "Å in front of the camera along its line of sight" not in b.question and not b.images[0].style["scale_bar"]["enabled"]

@@ -110,6 +110,19 @@ def load_style(name_or_path: str | Path = REFERENCE_PRESET, overrides: dict | No
     return style
 
 
+def suite_style(style: dict, suite: dict) -> dict:
+    """The style a suite's tasks render with: ``style`` with the options the suite sets (its
+    ``style`` section; unset values keep the preset's). The same dict when nothing changes."""
+    over = {sec: {k: v for k, v in (vals or {}).items() if v is not None}
+            for sec, vals in ((suite or {}).get("style") or {}).items()}
+    if all(style[sec].get(k) == v for sec, vals in over.items() for k, v in vals.items()):
+        return style
+    out = copy.deepcopy(style)
+    for sec, vals in over.items():
+        out[sec].update(vals)
+    return out
+
+
 def style_hash(style: dict) -> str:
     return hashlib.sha256(json.dumps(style, sort_keys=True).encode()).hexdigest()[:16]
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from ..style import suite_style
 from .base import run_planner
 from .common import Planned, Rejected, Sample, split_for
 from .pairing import PartnerCatalog
@@ -33,6 +34,7 @@ def plan_samples(task: TaskSpec, structure, style: dict, split: str, seed: int, 
     """All samples of ``task`` for one structure and split, plus failure records
     ({"structure", "task", "sample", "why", "category"}) for samples not made. ``partners``
     (a ``PartnerCatalog``) lets tasks that pair complexes (T5) load another one."""
+    style = suite_style(style, task.suite)           # e.g. misi_plus turns the scale bar on
     return run_planner(task_type(task.type).planner, task, structure, style, split, seed, partners)
 
 

@@ -115,8 +115,9 @@ class ClozePlanner(Planner):
         unit = "degrees" if opd["verb"] == "roll" else "Å"
         ref = d["views"].index(d["after_view"]) + 1 if d["after_view"] in d["views"] else 1
         framing = prompts.framing_text("cloze", reference=ref, after=len(texts))
+        depth = float(self.camera.position[2]) - float(self.centre[2])     # the camera looks down -Z
         question = self.question(texts, labels=self.labels, axes=" or ".join(opd["axes"]), framing=framing,
-                                 value_range=prompts.values_text(self.values, unit))
+                                 value_range=prompts.values_text(self.values, unit), camera_distance=f"{depth:.1f}")
         vals = self.values
         program = {"kind": "cloze", "ops": [op.as_dict()], "centre": rnd(self.centre),
                    "start_views": list(d["views"]), "after_view": d["after_view"],
@@ -137,7 +138,7 @@ CLOZE = {
     "rejection": (rejection(min_view_change_px=(Num(0), REQUIRED), min_in_frame=(Num(0, 1), REQUIRED),
                             min_depth=(Num(0), 1.0)), REQUIRED),
 }
-FIELDS = frozenset({"axes", "value_range", "framing"})
+FIELDS = frozenset({"axes", "value_range", "framing", "camera_distance"})
 WANT = {"translation": ("move", {"x", "y"}), "rotation": ("roll", {"x", "y", "z"}), "zooming": ("move", {"z"})}
 
 

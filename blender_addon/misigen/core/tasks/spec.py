@@ -51,6 +51,8 @@ SUITE = Map({
     "camera": (Map({"zoom_clearance": (Num(0), 4.0)}), {}),
     # which H-bond definition the ground truth uses (core/interactions/definitions.py)
     "hbonds": (Map({"definition": (Enum(definition_names()), None)}), {}),
+    # style options the suite's questions rely on, set on top of the --scene preset (unset: the preset's)
+    "style": (Map({"scale_bar": (Map({"enabled": (Bool(), None)}), {})}), {}),
     "audit": (Map({"margin": (Num(0, 1), 0.05), "confidence": (Num(0.5, 0.9999), 0.99),
                    "image_size": (Int(8, 512), 64),
                    "known_shortcuts": (List(KNOWN_SHORTCUT, min_len=0), [])}), {}),
@@ -125,6 +127,8 @@ def load_suite(path) -> list[TaskSpec]:
                 "path": str(path)}
     if suite["hbonds"]["definition"] is not None:     # only when named: other suites keep their hash
         settings["hbond_definition"] = suite["hbonds"]["definition"]
+    if any(v is not None for vals in suite["style"].values() for v in vals.values()):
+        settings["style"] = suite["style"]            # only when set: other suites keep their hash
     tasks, names = [], set()
     for k, rel in enumerate(suite["tasks"]):
         tpath = (path.parent / rel)
