@@ -69,8 +69,9 @@ def shown_structure(s: Structure, spec_or_style, parts=PARTS, residues=None) -> 
     mask = shown_mask(s, cutoff, sel["hydrogens"], sel["waters"],
                       ligand="ligand" in parts, protein="protein" in parts)
     if residues is not None:
-        keys = set(map(tuple, residues))
-        in_res = np.array([(c, int(n), ic) in keys for c, n, ic in zip(s.chain, s.resseq, s.icode)])
+        keys = {(str(c), int(n), str(ic)) for c, n, ic in residues}
+        in_res = np.fromiter(((c, n, ic) in keys for c, n, ic in zip(s.chain.tolist(), s.resseq.tolist(),
+                                                                      s.icode.tolist())), bool, s.n_atoms)
         mask &= s.ligand | in_res
     return s.subset(mask)
 
