@@ -115,20 +115,6 @@ def text_box_size(text: str, style: dict, width: int) -> tuple[int, int]:
             int(np.ceil(cfg["cap_height"] * size)) + 2 * OUTLINE_PX)
 
 
-def boxes_clash(a, b, gap: float) -> bool:
-    """Whether two boxes [u0, v0, u1, v1] are closer than ``gap`` pixels (or overlap)."""
-    return a[0] < b[2] + gap and b[0] < a[2] + gap and a[1] < b[3] + gap and b[1] < a[3] + gap
-
-
-def candidate_boxes(u: float, v: float, w: int, h: int, width: int, height: int, touch_px: float,
-                    rings: bool = True) -> tuple[np.ndarray, np.ndarray]:
-    """Integer boxes (k, 4) around the anchor (u, v), inside the frame, in order of preference,
-    and each box's distance (px) from the anchor. Touching places come first: their nearest
-    edge is ``min(h / 2, touch_px - 1)`` from the anchor; then the leader rings."""
-    rows = list(_candidates(u, v, w, h, width, height, float(touch_px), rings))
-    return np.array([b for b, _ in rows], int).reshape(-1, 4), np.array([d for _, d in rows])
-
-
 def _candidates(u, v, w, h, width, height, touch_px, rings):
     """(box, distance from the anchor) of each candidate place, lazily, in order of preference."""
     for du, dv in _relative_corners(w, h, touch_px, rings):
@@ -140,7 +126,7 @@ def _candidates(u, v, w, h, width, height, touch_px, rings):
 
 
 @functools.lru_cache(maxsize=4096)
-def _relative_corners(w: int, h: int, touch_px: float, rings: bool) -> np.ndarray:
+def _relative_corners(w: int, h: int, touch_px: float, rings: bool) -> tuple:
     """Top-left corners of the candidate boxes relative to the anchor (before frame clipping)."""
     s = max(1.0, min(0.5 * h, touch_px - 1.0))
     rows = []
@@ -156,23 +142,6 @@ def _relative_corners(w: int, h: int, touch_px: float, rings: bool) -> np.ndarra
             rows.append((g if du > 0 else (-g - w if du < 0 else -0.5 * w),
                          g if dv > 0 else (-g - h if dv < 0 else -0.5 * h)))
     return tuple((float(a), float(b)) for a, b in rows)
-
-
-def _box_distance(boxes: np.ndarray, u: float, v: float) -> np.ndarray:
-    du = np.maximum(np.maximum(boxes[:, 0] - u, u - boxes[:, 2]), 0)
-    dv = np.maximum(np.maximum(boxes[:, 1] - v, v - boxes[:, 3]), 0)
-    return np.hypot(du, dv)
-
-
-def covers(box, circles: np.ndarray, own: int = -1) -> bool:
-    """Whether a box overlaps any of the circles (rows u, v, r in pixels, atom row) other than
-    the circle of atom ``own`` (a label sits next to its own atom)."""
-    if circles is None or not len(circles):
-        return False
-    circles = circles[circles[:, 3] != own]
-    cu = np.clip(circles[:, 0], box[0], box[2])
-    cv = np.clip(circles[:, 1], box[1], box[3])
-    return bool((((circles[:, 0] - cu) ** 2 + (circles[:, 1] - cv) ** 2) < circles[:, 2] ** 2).any())
 
 
 def leader_line(box, u: float, v: float, radius_px: float = 0.0) -> list:
