@@ -160,7 +160,7 @@ def test_scale_bar_measures_angstroms_at_the_centre(brd4):
     """Issue 16.6: the sidecar's scale bar is ``length`` Å long at the depth of the centre of
     rotation, in the bottom-left corner, and no label comes near it."""
     from misigen.core.scene_plan import annotate, rotation_centre
-    from misigen.pipeline.render_job import plan_views
+    from misigen.pipeline.views import plan_views
 
     style = load_style("misi_bench", {"render": {"resolution": [512, 512]}, "scale_bar": {"enabled": True}})
     shown = shown_structure(brd4, style)
