@@ -11,7 +11,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core.scene_plan import RenderSpec, annotate, shown_structure
-from .output import inside, write_json_atomic
+from . import signals
+from .output import fatal_output_error, inside, write_json_atomic
+from .progress import stage
 
 SCENE_PARTS = ("protein", "ligand")       # a scene holds both parts; a render hides what it omits
 
@@ -32,8 +34,14 @@ def render_annotated(renderer, shown, spec: RenderSpec, mats: dict, out: Path, *
     sidecar.update(extra)
     png = inside(out, f"images/{spec.key()}.png")
     png.parent.mkdir(parents=True, exist_ok=True)
-    seconds = renderer.render(spec.camera, mats, png, sidecar["labels"], spec.parts)
-    write_json_atomic(png.with_suffix(".json"), sidecar)
+    # A stop signal waits for the image and its sidecar (or cuts the render short: signals.py).
+    with signals.rendering(cleanup=lambda: signals.remove_hidden_named_after(png)):
+        try:
+            seconds = renderer.render(spec.camera, mats, png, sidecar["labels"], spec.parts)
+            write_json_atomic(png.with_suffix(".json"), sidecar)
+        except OSError as exc:            # a full disk stops the run; the image's temp files go
+            signals.remove_hidden_named_after(png)
+            raise (fatal_output_error(png, exc) or exc) from None
     return png, seconds
 
 
@@ -58,11 +66,13 @@ def render_group(structure, specs: list, out: Path, device: str, extra: list | N
     style_key = json.dumps(first.style, sort_keys=True)
     done = GroupRendered()
     t0 = time.perf_counter()
-    renderer = open_renderer(shown_structure(structure, first.style, SCENE_PARTS, first.residues), first.style,
-                             device)
+    scene_atoms = shown_structure(structure, first.style, SCENE_PARTS, first.residues)
+    stage(f"{structure.id}: building the scene ({scene_atoms.n_atoms} atoms)")
+    renderer = open_renderer(scene_atoms, first.style, device)
     done.build_seconds, done.device = time.perf_counter() - t0, renderer.device
     try:
         for i, spec in enumerate(specs):
+            stage(f"{structure.id}: rendering {i + 1}/{len(specs)}")
             t1 = time.perf_counter()
             sel = (structure.id, spec.parts, spec.residues, style_key)
             if sel not in shown_cache:
