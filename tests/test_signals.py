@@ -18,15 +18,14 @@ ADDON = str(ROOT / "blender_addon")
 def _block(body: str) -> list:
     return [sys.executable, "-c", f"import sys, os, time; sys.path.insert(0, {ADDON!r}); "
                                   "from misigen.pipeline import signals; signals.install(); "
-                                  "signals.set_hint('stopped: run it again'); " + body]
+                                  "signals.set_hint('stopped: run it again')\n" + body]
 
 
 def test_a_signal_inside_a_short_block_is_raised_when_the_block_ends(tmp_path):
     # time.sleep is C code the handler cannot break into here: the block finishes, then stops the run
-    body = ("print('in', flush=True)\n"
-            "try:\n"
+    body = ("try:\n"
             "    with signals.rendering():\n"
-            "        time.sleep(0.6); print('block finished', flush=True)\n"
+            "        print('in', flush=True); time.sleep(0.6); print('block finished', flush=True)\n"
             "except KeyboardInterrupt:\n"
             "    print('raised after the block', flush=True); sys.exit(130)\n")
     proc = subprocess.Popen(_block(body), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -41,9 +40,9 @@ def test_a_signal_inside_a_short_block_is_raised_when_the_block_ends(tmp_path):
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_a_signal_inside_a_long_block_cuts_it_short_and_removes_its_temp_files(tmp_path, sig):
     temp = tmp_path / ".img.raw.png"
-    body = (f"open({str(temp)!r}, 'w').close(); r, w = os.pipe(); print('in', flush=True)\n"
+    body = (f"open({str(temp)!r}, 'w').close(); r, w = os.pipe()\n"
             f"with signals.rendering(cleanup=lambda: os.unlink({str(temp)!r})):\n"
-            "    os.read(r, 1)\n"          # blocks for ever, as a long Cycles render does
+            "    print('in', flush=True); os.read(r, 1)\n"   # blocks for ever, as a long Cycles render does
             "print('not reached')\n")
     proc = subprocess.Popen(_block(body), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert proc.stdout.readline().strip() == "in"
