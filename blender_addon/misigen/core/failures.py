@@ -19,7 +19,7 @@ class Failure:
     sample: str | None = None      # the sample id, for a sample that could not be made
     where: str | None = None       # the file at fault (bad or unused input)
     category: str | None = None    # planning: "rejected" or "unavailable" (a spec count is a maximum)
-    kind: str | None = None        # discovery: "unused_input" or "not_a_structure"
+    kind: str | None = None        # discovery: "unused_input", "not_a_structure" or "unreadable"
 
     def as_dict(self) -> dict:
         line = {"structure": self.structure, "task": self.task, "sample": self.sample, "why": self.why}

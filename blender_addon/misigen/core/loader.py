@@ -26,6 +26,7 @@ class StructureSource:
     id: str
     protein: Path
     ligand: Path | None = None
+    split_key: str | None = None    # the id whose split this one takes (byte-identical inputs: duplicates.py)
 
 
 def safe_id(name: str) -> str:
@@ -40,6 +41,7 @@ class Unused:
     path: Path
     why: str
     structure_like: bool        # a PDB/mmCIF/SDF/MOL2 file: losing it loses data
+    unreadable: bool = False    # a file or folder that could not be read (permissions, I/O error)
 
 
 @dataclass
@@ -86,8 +88,12 @@ def _scan_folder(folder: Path, found: Discovery, exclude: set, seen: set) -> Non
     if real in seen or real in exclude:
         return                                   # a symlink loop, or the output folder itself
     seen.add(real)
-    entries = sorted(p for p in folder.iterdir() if not p.name.startswith("."))
-    files = [p for p in entries if p.is_file()]
+    try:
+        entries = sorted(p for p in folder.iterdir() if not p.name.startswith("."))
+    except OSError as exc:
+        found.unused.append(_unreadable(folder, exc, "folder"))
+        return
+    files = [p for p in entries if _is(p, "file")]
     used: set = set()
     pdbbind = _pdbbind_files(folder)
     if pdbbind:
@@ -129,8 +135,32 @@ def _scan_folder(folder: Path, found: Discovery, exclude: set, seen: set) -> Non
             why = f"not a structure file (PDB/mmCIF/SDF/MOL2, optionally .gz): {p.name}"
         found.unused.append(Unused(p, why, _is_ligand(p) or _is_protein(p)))
     for sub in entries:
-        if sub.is_dir():
+        if _is(sub, "dir"):
             _scan_folder(sub, found, exclude, seen)
+
+
+def _is(path: Path, kind: str) -> bool:
+    """``is_file``/``is_dir`` that says False where even stat is refused (the file is then unusable)."""
+    try:
+        return path.is_file() if kind == "file" else path.is_dir()
+    except OSError:
+        return False
+
+
+def _unreadable(path: Path, exc: OSError, what: str = "file") -> Unused:
+    return Unused(path, f"{what} cannot be read ({exc.strerror or exc})", True, unreadable=True)
+
+
+def _readable(path: Path | None) -> OSError | None:
+    """None if the file opens for reading, else the error."""
+    if path is None:
+        return None
+    try:
+        with open(path, "rb") as fh:
+            fh.read(1)
+    except OSError as exc:
+        return exc
+    return None
 
 
 def discover_inputs(paths, exclude=()) -> Discovery:
@@ -146,12 +176,29 @@ def discover_inputs(paths, exclude=()) -> Discovery:
     seen: set = set()
     for raw in paths:
         path = Path(raw)
+        try:
+            path.stat()
+        except FileNotFoundError:
+            raise InputError(path, "no such file or folder") from None
+        except OSError as exc:                 # e.g. inside a folder this user may not enter
+            found.unused.append(_unreadable(path, exc))
+            continue
         if path.is_file():
             found.sources.append(StructureSource(safe_id(file_stem(path)), path))
         elif path.is_dir():
             _scan_folder(path, found, skip, seen)
         else:
             raise InputError(path, "no such file or folder")
+    # A file that cannot be opened is recorded, and the batch goes on without it.
+    readable = []
+    for s in found.sources:
+        exc = _readable(s.protein) or _readable(s.ligand)
+        if exc is None:
+            readable.append(s)
+        else:
+            bad = s.protein if _readable(s.protein) else s.ligand
+            found.unused.append(_unreadable(Path(bad), exc))
+    found.sources = readable
     # The same file reached twice (e.g. a folder and a file inside it) counts once.
     unique: dict = {}
     for s in found.sources:

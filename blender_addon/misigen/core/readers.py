@@ -59,7 +59,10 @@ def check_text_file(path: Path) -> str:
     """The file's text, or InputError if it is missing, empty or binary."""
     if not path.is_file():
         raise InputError(path, "file not found")
-    data = path.read_bytes()
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputError(path, f"cannot be read ({exc.strerror or exc})") from None
     if path.suffix.lower() == COMPRESSED_SUFFIX:
         try:
             data = gzip.decompress(data)

@@ -77,9 +77,12 @@ def user_presets_dir() -> Path:
 
 
 def _yaml_files(folder: Path) -> dict[str, Path]:
-    if not folder.is_dir():
+    try:
+        if not folder.is_dir():
+            return {}
+        return {p.stem: p for p in sorted(folder.iterdir()) if p.suffix in PRESET_SUFFIXES and p.is_file()}
+    except OSError:             # a presets folder this user may not read (another user's HOME) has none
         return {}
-    return {p.stem: p for p in sorted(folder.iterdir()) if p.suffix in PRESET_SUFFIXES and p.is_file()}
 
 
 def bundled_presets() -> dict[str, Path]:

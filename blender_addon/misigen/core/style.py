@@ -96,18 +96,58 @@ def load_style(name_or_path: str | Path = REFERENCE_PRESET, overrides: dict | No
     style = base if path.resolve() == ref_path.resolve() else _merge_checked(base, read_yaml(path) or {}, path)
     if overrides:
         style = _merge_checked(style, overrides, "command line")
+    preset = {} if path.resolve() == ref_path.resolve() else (read_yaml(path) or {})
+
+    def blame(key: str):
+        """Who set ``key``: the command line, the preset, else the reference preset."""
+        for source, where in ((overrides or {}, COMMAND_LINE.get(key, "command line")), (preset, path)):
+            node = source
+            for part in key.split("."):
+                node = node.get(part) if isinstance(node, dict) else None
+            if node is not None:
+                return where
+        return ref_path
+
     if style["representation"] not in REPRESENTATIONS:
-        raise InputError(path, f"representation must be one of {REPRESENTATIONS}")
+        raise InputError(blame("representation"), f"representation must be one of {REPRESENTATIONS}")
     if style["camera"]["projection"] not in ("perspective", "orthographic"):
-        raise InputError(path, "camera.projection must be perspective or orthographic")
+        raise InputError(blame("camera.projection"), "camera.projection must be perspective or orthographic")
+    for key, (low, high, low_open, high_open, whole) in RANGES.items():
+        node = style
+        for part in key.split("."):
+            node = node[part]
+        for value in (node if isinstance(node, list) else [node]):
+            bad = (whole and not isinstance(value, int)) or value != value or \
+                value < low or value > high or (low_open and value == low) or (high_open and value == high)
+            if bad:
+                bounds = f"{'(' if low_open else '['}{low}, {high}{')' if high_open else ']'}"
+                raise InputError(blame(key), f"{key} must be {'whole numbers' if whole else 'in'} "
+                                             f"{'in ' if whole else ''}{bounds}, got {node!r}")
     if style["scale_bar"]["corner"] not in ("bottom_left", "bottom_right"):
-        raise InputError(path, "scale_bar.corner must be bottom_left or bottom_right")
+        raise InputError(blame("scale_bar.corner"), "scale_bar.corner must be bottom_left or bottom_right")
     if not style["scale_bar"]["length"] > 0:
-        raise InputError(path, "scale_bar.length must be a positive number of Å")
-    w, h = style["render"]["resolution"]
-    if not (isinstance(w, int) and isinstance(h, int) and 16 <= w <= 8192 and 16 <= h <= 8192):
-        raise InputError(path, f"render.resolution must be two integers in 16..8192, got {[w, h]}")
+        raise InputError(blame("scale_bar.length"), "scale_bar.length must be a positive number of Å")
     return style
+
+
+# Numeric settings a render can use: key -> (low, high, low open, high open, whole numbers).
+# Resolution: Cycles takes more, but labels and memory are only tested up to 8192 px a side.
+RESOLUTION_RANGE = (16, 8192)
+RANGES = {
+    "camera.fov_deg": (0.0, 180.0, True, True, False),
+    "camera.margin": (0.0, 0.95, False, False, False),
+    "render.resolution": (*RESOLUTION_RANGE, False, False, True),
+    "render.samples": (1, 65536, False, False, True),
+    "render.filter_width": (0.01, 100.0, False, False, False),
+    "atom_scale": (0.0, 10.0, True, False, False),
+    "bond_radius": (0.0, 5.0, True, False, False),
+    "selection.pocket_cutoff": (0.0, 1000.0, False, False, False),
+    "labels.size_px": (1, 1000, False, False, False),
+    "labels.min_size_px": (1, 1000, False, False, False),
+}
+# The flag that sets a key from the command line (named when its value is out of range).
+COMMAND_LINE = {"render.resolution": "--resolution", "render.samples": "--samples",
+                "camera.projection": "--projection", "selection.pocket_cutoff": "--whole-protein"}
 
 
 def suite_style(style: dict, suite: dict) -> dict:

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
 from pathlib import Path
 
 import numpy as np
 
 from ..core.audit import audit_records, format_audit
 from ..core.tasks.spec import load_dataset_modules
+from . import progress
 from .output import inside, write_json_atomic
 
 
@@ -24,6 +26,7 @@ class ImageLoader:
         self.out, self.size = Path(out), int(size)
         self._arrays: dict = {}
         self._digests: dict = {}
+        self.bar = None                  # a progress bar counting the images read
 
     def __call__(self, rel: str):
         if rel not in self._arrays:
@@ -34,6 +37,8 @@ class ImageLoader:
                     self._arrays[rel] = np.asarray(small, dtype=np.float32) / 255.0
             except (OSError, ValueError):
                 self._arrays[rel] = None
+            if self.bar is not None:
+                self.bar.update(1)
         return self._arrays[rel]
 
     def digest(self, rel: str):
@@ -56,7 +61,16 @@ def audit_dataset(out: Path, settings: dict | None = None) -> dict:
         settings = meta.get("audit_settings", {})
     images = any((out / p).is_file() for r in records[:50] for p in r["images"][:1])
     loader = ImageLoader(out, settings.get("image_size", 64)) if images else None
-    report = audit_records(records, loader, settings)
+    bar = None
+    if loader is not None and progress.enabled():       # the images are what takes the time
+        from tqdm import tqdm
+        bar = loader.bar = tqdm(total=len({p for r in records for p in r["images"]}), desc="audit", unit="image",
+                                file=sys.stderr, dynamic_ncols=True, mininterval=0.5)
+    try:
+        report = audit_records(records, loader, settings)
+    finally:
+        if bar is not None:
+            bar.close()
     write_json_atomic(inside(out, "audit.json"), report, indent=1)
     return report
 

@@ -14,13 +14,13 @@ from pathlib import Path
 
 from ..core.errors import InputError
 from ..core.failures import Failure
-from ..core.loader import discover
+from ..core.loader import discover_inputs
 from ..core.resources import demo_structures, suite_path
-from ..core.style import load_style
+from ..core.style import RESOLUTION_RANGE, load_style
 from ..version import __version__
 from . import summaries
 from .dataset_cli import add_dataset_commands
-from .output import append_jsonl, write_json_atomic
+from .output import OutputError, append_jsonl, write_json_atomic
 
 EXIT_OK, EXIT_NOTHING, EXIT_USAGE, EXIT_PARTIAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 BPY_MISSING = ("misigen: this command renders and needs Blender's Python module bpy, which this Python "
@@ -67,7 +67,7 @@ def _style_args(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("style and rendering")
     g.add_argument("--scene", default="misi_bench", help="style preset: a bundled or user preset name, or a "
                                                          "YAML path (default: misi_bench)")
-    g.add_argument("--resolution", nargs=2, type=_whole(16, 16384), metavar=("W", "H"),
+    g.add_argument("--resolution", nargs=2, type=_whole(*RESOLUTION_RANGE), metavar=("W", "H"),
                    help="image size in pixels (default: the preset's)")
     g.add_argument("--samples", type=_whole(1, 65536), metavar="K",
                    help="Cycles samples per pixel (default: the preset's)")
@@ -218,17 +218,53 @@ def _probe_device(args) -> str:
     return choice.describe()
 
 
+def render_views(text: str, transform: str | None) -> list[str]:
+    """``--views`` as names, and ``--transform`` parsed: bad ones are bad arguments, before any loading."""
+    from ..core import geometry
+    from ..core.op_grammar import parse_ops
+
+    views = [v.strip() for v in text.split(",") if v.strip()]
+    if not views:
+        raise InputError("--views", f"give at least one of {', '.join(geometry.canonical_views())}")
+    for view in views:
+        try:
+            geometry.view_ops(view)
+        except ValueError as exc:
+            raise InputError("--views", str(exc)) from None
+    if transform is not None:
+        if not transform.strip():
+            raise InputError("--transform", "is empty; leave it out or give e.g. 'move x 3, roll y 15'")
+        try:
+            parse_ops(transform)
+        except ValueError as exc:
+            raise InputError("--transform", str(exc)) from None
+    return views
+
+
+def _unreadable(discovery) -> list:
+    """The inputs that could not be read (permissions, I/O errors), each said in one line."""
+    return [u for u in discovery.unused if u.unreadable]
+
+
 def cmd_render(args) -> int:
-    views = [v.strip() for v in args.views.split(",") if v.strip()]
+    from .folder_lock import make_output_folder
+
+    views = render_views(args.views, args.transform)
     style = style_from_args(args)
-    sources = discover(args.structures)
+    discovery = discover_inputs(args.structures)
+    sources = discovery.sources
+    make_output_folder(Path(args.out), create=False)   # a bad --out is one line before any work
     _probe_device(args)
     from ..render.renderer import blender_version
     from .views import render_structure_views
 
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    make_output_folder(out)
     failures = 0
+    for u in _unreadable(discovery):           # recorded, and the others are rendered
+        failures += 1
+        print(f"failed: {u.path}: {u.why}", file=sys.stderr)
+        append_jsonl(out / "failures.jsonl", Failure(None, u.why, where=str(u.path), kind="unreadable").as_dict())
     summaries_ = []
     for source in sources:
         try:
@@ -262,13 +298,19 @@ def cmd_interactions(args) -> int:
     from ..core.interactions import INTERACTION_KINDS, find_interactions, format_table
     from ..core.loader import load_structure
 
-    sources = discover(args.structures)
+    discovery = discover_inputs(args.structures)
+    sources = discovery.sources
+    status = EXIT_OK
+    for u in _unreadable(discovery):           # said, and the other structures go on
+        print(f"error: {u.path}: {u.why}", file=sys.stderr)
+        status = EXIT_USAGE
     if not sources:
+        if status != EXIT_OK:
+            return status
         raise InputError(args.structures[0], "no structure found")
     kinds = INTERACTION_KINDS if args.kinds == "all" else \
         tuple(k.strip() for k in args.kinds.split(",") if k.strip())
     prefetch_templates(sources)
-    status = EXIT_OK
     for source in sources:
         try:
             s = load_structure(source, args.ligand)
@@ -327,6 +369,8 @@ def cmd_generate(args, structures=None) -> int:
     shard = parse_shard(args.shard)
     render = not args.plan_only
     gpus = 0
+    from .folder_lock import make_output_folder
+    make_output_folder(Path(args.out), create=False)   # a bad --out is one line before any work
     if render and args.executor == "local":
         from ..render.device import count_gpus
         _probe_device(args)
@@ -435,6 +479,9 @@ def main(argv=None) -> int:
     from ..render.device import DeviceError
 
     args = build_parser().parse_args(argv)
+    from . import signals
+    signals.install()                 # Ctrl-C and SIGTERM stop every command, during a render too
+    signals.set_hint(f"interrupted: {args.command} stopped; run the same command again")
     try:
         return args.func(args)
     except ModuleNotFoundError as exc:
@@ -445,6 +492,13 @@ def main(argv=None) -> int:
     except (InputError, ValueError, DeviceError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except KeyboardInterrupt:
+        print(f"interrupted: {args.command} stopped; run the same command again", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except OutputError as exc:        # mid-run: what was finished is whole (atomic writes), the rest is not there
+        print(f"error: {exc}; finished work is kept: fix the folder (space, permissions) and run the same "
+              "command again", file=sys.stderr)
+        return EXIT_NOTHING
 
 
 if __name__ == "__main__":

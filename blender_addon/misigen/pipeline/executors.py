@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.preload import preload_rdkit
+from .output import OutputError
 from .run_folder import PARTS_DIR, TOKEN_PREFIX, store_files, write_failure_part
 from .unit import RunContext, crash_summary, run_unit
 
@@ -61,7 +62,11 @@ def worker_main() -> int:
     """A local worker: receive the context, then units, until told to stop or the driver goes."""
     from multiprocessing.connection import Connection
 
-    signal.signal(signal.SIGINT, signal.SIG_IGN)     # Ctrl-C is the driver's to handle
+    from . import signals
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)     # Ctrl-C is the driver's to handle; it sends SIGTERM
+    signals.install((signal.SIGTERM,))
+    signals.set_hint("")
     preload_rdkit()
     conn = Connection(int(os.environ["MISIGEN_WORKER_FD"]))
     ctx = None
@@ -72,11 +77,17 @@ def worker_main() -> int:
             if msg[0] == "context":
                 ctx = msg[1]
             elif msg[0] == "unit":
-                conn.send(("result", msg[1], run_unit(msg[1], ctx)))
+                try:
+                    conn.send(("result", msg[1], run_unit(msg[1], ctx)))
+                except OutputError as exc:
+                    conn.send(("fatal", exc.path, exc.problem))
+                    return 1
             else:
                 return 0
     except (EOFError, OSError, BrokenPipeError):
         return 0          # the driver went away: stop quietly (finished files are complete)
+    except KeyboardInterrupt:
+        return signals.EXIT_INTERRUPTED   # SIGTERM: the unit is abandoned, its temp files gone
 
 
 @dataclass
@@ -121,14 +132,14 @@ class WorkerPool:
     @staticmethod
     def _stop(slot: _Slot, kill: bool = False) -> None:
         try:
-            if kill:
-                slot.proc.kill()
+            if kill:              # SIGTERM first: a worker mid-render removes its temp files (signals.py)
+                slot.proc.terminate()
             else:
                 slot.conn.send(("stop",))
         except OSError:
             pass
         try:
-            slot.proc.wait(timeout=60)
+            slot.proc.wait(timeout=5 if kill else 60)
         except subprocess.TimeoutExpired:          # a worker that does not stop when asked
             slot.proc.kill()
             slot.proc.wait()
@@ -187,6 +198,8 @@ class WorkerPool:
                     if msg[0] == "ready":
                         s.ready = True
                         continue
+                    if msg[0] == "fatal":                   # the output folder takes no more writes
+                        raise OutputError(msg[1], OSError(0, msg[2]))
                     s.unit, s.done = None, s.done + 1
                     on_result(msg[2])
                     if s.done >= self.per_worker:           # replaced: bounded memory per process

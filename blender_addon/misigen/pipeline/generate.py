@@ -12,15 +12,19 @@ import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from ..core.duplicates import duplicate_groups, with_split_keys
 from ..core.errors import InputError
 from ..core.failures import Failure
 from ..core.loader import Discovery, discover_inputs
 from ..core.resources import demo_structures, suite_path as find_suite
 from ..core.style import load_style, style_hash
 from ..version import __version__
+from . import signals
 from .dataset_card import input_notices, write_dataset_card
 from .executors import DEFAULT_STRUCTURES_PER_WORKER, make_executor, new_token
-from .output import inside, write_json_atomic, write_text_atomic
+from .folder_lock import lock_folder
+from .output import inside, remove_stale_temps, write_json_atomic, write_text_atomic
+from .progress import set_stage_sink
 from .run_folder import (DISCOVERY_FAILURES, PARTS_DIR, TOKEN_PREFIX, check_same_run, done_structures, merge,
                          previous_devices, run_identity, write_failures, write_identity)
 from .shards import take_shard
@@ -41,6 +45,7 @@ class RunSetup:
     identity: dict
     ctx: RunContext
     unused_failures: list = field(default_factory=list)   # Failures: inputs given but not used
+    duplicates: list = field(default_factory=list)        # groups of ids with byte-identical inputs
 
 
 def prepare_run(suite_path: Path, structure_paths, out: Path, style: dict, split: str = "auto",
@@ -71,12 +76,17 @@ def prepare_run(suite_path: Path, structure_paths, out: Path, style: dict, split
               f"{', '.join(unknown_ids[:10])}", file=sys.stderr)
     ligand_of = {s.id: ligands.get(s.id, default_ligand) for s in sources}
     identity = run_identity(tasks, sources, ligand_of, style_hash(style), seed, split, render)
+    duplicates = duplicate_groups({sid: h["sha256"] for sid, h in identity["inputs"].items()})
+    sources = with_split_keys(sources, duplicates)           # never split across train and test
+    for group in duplicates:
+        print(f"note: byte-identical inputs {' = '.join(group)}: kept in one split", file=sys.stderr)
     unused = [Failure(None, f"not used: {u.why}", where=str(u.path),
-                      kind="unused_input" if u.structure_like else "not_a_structure") for u in discovery.unused]
+                      kind="unreadable" if u.unreadable else "unused_input" if u.structure_like
+                      else "not_a_structure") for u in discovery.unused]
     ctx = RunContext(catalog={s.id: s for s in sources}, suite=str(suite_path), tasks=tuple(t.name for t in tasks),
                      style=style, seed=seed, split=split, device=device, out=str(out), render=render,
                      ligands={k: v for k, v in ligand_of.items() if v})
-    return RunSetup(tasks, sources, take_shard(sources, shard), discovery, identity, ctx, unused)
+    return RunSetup(tasks, sources, take_shard(sources, shard), discovery, identity, ctx, unused, duplicates)
 
 
 def run_generate(suite_path: Path, structure_paths, out: Path, style: dict, split: str = "auto",
@@ -92,15 +102,27 @@ def run_generate(suite_path: Path, structure_paths, out: Path, style: dict, spli
     setup = prepare_run(suite_path, structure_paths, out, style, split, task_names, limit, seed, device,
                         shard, render, ligands, default_ligand)
     out = Path(out)
-    previous = check_same_run(out, setup.identity)
-    done = done_structures(out) if out.exists() else set()
+    # One run per folder: the lock is held to the end; shards of one array job share it (folder_lock.py).
+    lock = lock_folder(out, shared=shard[1] > 1)
+    try:
+        return _run_locked(setup, lock, out, t_start, suite_path, structure_paths, seed, split, shard, render,
+                           progress, executor, workers, gpus, per_worker, ray_options, audit)
+    finally:
+        lock.release()
+
+
+def _run_locked(setup: RunSetup, lock, out: Path, t_start: float, suite_path, structure_paths, seed, split,
+                shard, render, progress, executor, workers, gpus, per_worker, ray_options, audit) -> dict:
+    with lock.step():                # checked and written as one step: a second run sees this one's identity
+        if check_same_run(out, setup.identity) is None:
+            write_identity(out, setup.identity)
+        write_failures(inside(out, DISCOVERY_FAILURES), setup.unused_failures)
+        # temp files of killed runs; shards spare the last hour's (another shard may be writing them)
+        remove_stale_temps(out, older_than=3600.0 if shard[1] > 1 else 0.0)
+    done = done_structures(out)
     todo = [s.id for s in setup.mine if s.id not in done]
     runner = make_executor(executor, workers, len(todo), gpus, per_worker or DEFAULT_STRUCTURES_PER_WORKER,
                            **(ray_options or {}))              # an executor that cannot run fails here
-    out.mkdir(parents=True, exist_ok=True)
-    if previous is None:
-        write_identity(out, setup.identity)
-    write_failures(inside(out, DISCOVERY_FAILURES), setup.unused_failures)
     stats = RunStats(units=len(setup.mine), skipped=len(setup.mine) - len(todo))
     from ..core.het_ligand import prefetch_templates
     prefetch_templates([setup.ctx.catalog[i] for i in todo])    # one CCD read for all HETATM ligands here
@@ -115,6 +137,7 @@ def run_generate(suite_path: Path, structure_paths, out: Path, style: dict, spli
     if progress and todo:
         from tqdm import tqdm
         bar = tqdm(total=len(todo), desc="structures", unit="structure", file=sys.stderr, dynamic_ncols=True)
+        set_stage_sink(lambda text: bar.set_postfix_str(text, refresh=True))   # units run in this process
 
     def on_result(summary: UnitSummary) -> None:
         stats.add(summary)
@@ -124,13 +147,18 @@ def run_generate(suite_path: Path, structure_paths, out: Path, style: dict, spli
             bar.set_postfix(images=stats.images, failed=stats.failed, refresh=False)
             bar.update(1)
 
+    def stopped() -> str:
+        return (f"interrupted: {stats.done + stats.failed} of {len(todo)} structure(s) of this run "
+                f"finished and are kept in {out}; run the same command again to resume")
+
+    signals.set_hint(stopped)            # said also when a signal cuts a render short
     try:
         if todo:
             runner.run(todo, ctx, on_result)
     except KeyboardInterrupt:
-        raise Interrupted(f"interrupted: {stats.done + stats.failed} of {len(todo)} structure(s) of this run "
-                          f"finished and are kept in {out}; run the same command again to resume") from None
+        raise Interrupted(stopped()) from None
     finally:
+        set_stage_sink(None)
         if bar:
             bar.close()
         if token_file is not None:
@@ -155,6 +183,7 @@ def run_generate(suite_path: Path, structure_paths, out: Path, style: dict, spli
         "audit_settings": setup.tasks[0].suite.get("audit", {}) if setup.tasks else {},
         "inputs_not_used": [{"where": f.where, "why": f.why, "kind": f.kind} for f in setup.unused_failures],
         "inputs_alternatives_skipped": len(setup.discovery.alternatives),
+        "duplicate_inputs": setup.duplicates,
         "this_run": {"executor": getattr(runner, "name", executor), "workers": workers,
                      "units": stats.units, "structures": stats.done + stats.failed, "done": stats.done,
                      "failed": stats.failed, "skipped_as_done": stats.skipped, "qa_records": stats.records,
@@ -164,7 +193,8 @@ def run_generate(suite_path: Path, structure_paths, out: Path, style: dict, spli
                      "plan_seconds": round(stats.plan_seconds, 2), "wall_seconds": round(wall, 2),
                      "images_per_second": round(stats.images / wall, 3) if wall > 0 else 0.0},
     }
-    return finish_run(out, meta, audit)
+    with lock.step():                # shards sharing the folder merge one at a time; the last has every part
+        return finish_run(out, meta, audit)
 
 
 def finish_run(out: Path, meta: dict, audit: bool = True) -> dict:

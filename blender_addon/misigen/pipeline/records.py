@@ -2,6 +2,7 @@
 same way everywhere: by split, a deterministic ``--tiny N`` draw per task, few-shot examples."""
 from __future__ import annotations
 
+import codecs
 import hashlib
 import json
 from pathlib import Path
@@ -27,9 +28,32 @@ def load_records(out: Path) -> list[dict]:
     return records
 
 
+# Byte-order marks, longest first (UTF-32 LE starts with UTF-16 LE's).
+BOMS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"), (codecs.BOM_UTF8, "utf-8-sig"),
+        (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
+
+
+def read_text(path: Path) -> str:
+    """A text file in UTF-8, or any UTF with a byte-order mark (Windows tools write UTF-16); anything
+    else is an InputError naming the file."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputError(path, f"cannot be read ({exc.strerror or exc})") from None
+    encoding = next((enc for bom, enc in BOMS if data.startswith(bom)), None)
+    if encoding is None and b"\x00" in data[:4096]:
+        raise InputError(path, "not a text file (NUL bytes and no UTF-16/32 byte-order mark)")
+    try:
+        return data.decode(encoding or "utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(path, f"not a text file in {encoding or 'UTF-8'} (byte {exc.start}: "
+                               f"{data[exc.start:exc.start + 1]!r}); save it as UTF-8") from None
+
+
 def jsonl_lines(path: Path):
     """(line number, parsed object) of every non-empty line; a bad line is an InputError naming it."""
-    for n, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+    for n, line in enumerate(read_text(path).splitlines(), 1):
         if not line.strip():
             continue
         try:

@@ -11,7 +11,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core.scene_plan import RenderSpec, annotate, shown_structure
-from .output import inside, write_json_atomic
+from . import signals
+from .output import fatal_output_error, inside, write_json_atomic
+from .progress import stage
 
 SCENE_PARTS = ("protein", "ligand")       # a scene holds both parts; a render hides what it omits
 
@@ -52,16 +54,20 @@ def _finish(renderer, raw: Path, png: Path, sidecar: dict, spec: RenderSpec) -> 
     return time.perf_counter() - t0
 
 
-def render_many(renderer, jobs, out: Path, seconds: list | None = None) -> list[Path]:
+def render_many(renderer, jobs, out: Path, seconds: list | None = None, on_image=None) -> list[Path]:
     """Render ``jobs`` ((shown, spec, mats, extra keys of the sidecar) each) in one scene, back to
     back, each PNG with its sidecar; returns the PNG paths (``seconds``, if given, gets each
-    image's seconds on this thread: posing and Cycles, plus any wait for the helpers).
+    image's seconds on this thread: posing and Cycles, plus any wait for the helpers;
+    ``on_image(k)`` is called before image k).
 
     Cycles releases Python's lock while it renders, so two helper threads do the work around
     it meanwhile: the next image's sidecar (projection, visibility, label layout) and the
     previous image's labels, PNG and sidecar file (zlib and Pillow release the lock too). Only
     Blender's calls stay on this thread, so on a GPU nearly all per-image work outside Cycles is
     hidden. At most one image is drawn at a time (one font); sidecars do not depend on the order.
+
+    A stop signal waits for the image in flight (or cuts the render short, removing the temp
+    files of the images not yet finished: signals.py); a full disk stops the run.
     """
     from concurrent.futures import ThreadPoolExecutor
 
@@ -69,23 +75,38 @@ def render_many(renderer, jobs, out: Path, seconds: list | None = None) -> list[
     pngs = [_image_path(out, job[1]) for job in jobs]
     if not jobs:
         return pngs
+
+    def cleanup():
+        for png in pngs:
+            signals.remove_hidden_named_after(png)
+
     with ThreadPoolExecutor(max_workers=2, thread_name_prefix="misigen-sidecar") as helper:
         next_sidecar = helper.submit(_sidecar, *jobs[0])
         writing = None
         try:
             for k, (_shown, spec, mats, _extra) in enumerate(jobs):
+                if on_image is not None:
+                    on_image(k)
                 t0 = time.perf_counter()
-                sidecar = next_sidecar.result()
-                if k + 1 < len(jobs):
-                    next_sidecar = helper.submit(_sidecar, *jobs[k + 1])
-                raw = renderer.render_raw(spec.camera, mats, pngs[k], spec.parts)
-                if writing is not None:
-                    writing.result()                     # its errors surface here
-                writing = helper.submit(_finish, renderer, raw, pngs[k], sidecar, spec)
+                with signals.rendering(cleanup=cleanup):
+                    sidecar = next_sidecar.result()
+                    if k + 1 < len(jobs):
+                        next_sidecar = helper.submit(_sidecar, *jobs[k + 1])
+                    raw = renderer.render_raw(spec.camera, mats, pngs[k], spec.parts)
+                    if writing is not None:
+                        writing.result()                     # its errors surface here
+                    writing = helper.submit(_finish, renderer, raw, pngs[k], sidecar, spec)
                 if seconds is not None:
                     seconds.append(time.perf_counter() - t0)
-            writing.result()
+            with signals.rendering(cleanup=cleanup):
+                writing.result()
             writing = None
+        except OSError as exc:            # a full disk stops the run; the unfinished images' temp files go
+            if writing is not None:
+                writing.exception()
+                writing = None
+            cleanup()
+            raise (fatal_output_error(pngs[0].parent, exc) or exc) from None
         finally:
             if writing is not None:                      # an error above: let the last write end
                 writing.exception()
@@ -113,8 +134,9 @@ def render_group(structure, specs: list, out: Path, device: str, extra: list | N
     style_key = json.dumps(first.style, sort_keys=True)
     done = GroupRendered()
     t0 = time.perf_counter()
-    renderer = open_renderer(shown_structure(structure, first.style, SCENE_PARTS, first.residues), first.style,
-                             device)
+    scene_atoms = shown_structure(structure, first.style, SCENE_PARTS, first.residues)
+    stage(f"{structure.id}: building the scene ({scene_atoms.n_atoms} atoms)")
+    renderer = open_renderer(scene_atoms, first.style, device)
     done.build_seconds, done.device = time.perf_counter() - t0, renderer.device
     try:
         jobs = []
@@ -125,7 +147,8 @@ def render_group(structure, specs: list, out: Path, device: str, extra: list | N
             shown = shown_cache[sel]
             jobs.append((shown, spec, spec.matrices(shown)[0], extra[i] if extra else {}))
         t1 = time.perf_counter()
-        done.images = render_many(renderer, jobs, out, done.seconds)
+        done.images = render_many(renderer, jobs, out, done.seconds,
+                                  on_image=lambda k: stage(f"{structure.id}: rendering {k + 1}/{len(jobs)}"))
         # the images overlap (sidecars and PNGs of one are made while Cycles renders another)
         done.wall_seconds = [(time.perf_counter() - t1) / max(1, len(jobs))] * len(jobs)
     finally:

@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 
 from ..core.errors import InputError
+from . import progress
 from .output import write_text_atomic
 from ..core.tasks import score_answer
 from ..core.tasks.scoring import in_paper_average, is_list_task, score_row
@@ -48,7 +49,7 @@ def score_records(records, predictions: dict[str, str], manifest: dict | None = 
     rows = {name: {"n": 0, "exact": 0.0, "composite": 0.0, "f1": 0.0, "unparsed": 0, "missing": 0,
                    "list": False, "paper": True} for name in row_order(records, manifest)}
     missing = []
-    for rec in records:
+    for rec in progress.bar(records, "score"):
         row = rows[score_row(rec)]
         row["n"] += 1
         row["list"] = is_list_task(rec)       # H-bond or residue lists: F1 too

@@ -2,12 +2,14 @@
 merging the output folders of shards that ran without a shared disk."""
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 from pathlib import Path
 
 from ..core.errors import InputError
+from .folder_lock import FolderLock, lock_folder, reading_lock
 from .output import write_json_atomic
 from .run_folder import PARTS_DIR, RUN_FILE, identity_difference, merge, read_identity
 
@@ -53,6 +55,11 @@ def rebuild_folder(out: Path) -> dict:
     out = Path(out)
     if not (out / PARTS_DIR).is_dir():
         raise InputError(out, f"has no {PARTS_DIR}/ folder: not a generate output folder")
+    with FolderLock(out, what="run or merge"):
+        return _rebuild_locked(out)
+
+
+def _rebuild_locked(out: Path) -> dict:
     manifest_path = out / "manifest.json"
     try:
         meta = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
@@ -98,6 +105,18 @@ def merge_folders(shards: list, out: Path, move: bool = False) -> dict:
     """
     shards = [Path(s) for s in shards]
     out = Path(out)
+    if out.resolve() in [s.resolve() for s in shards]:
+        raise InputError(out, "--out must be a new folder, not one of the shard folders")
+    with contextlib.ExitStack() as held:
+        for shard in shards:                 # a shard folder still being written is refused
+            held.enter_context(reading_lock(shard))
+        reference = _shards_identity(shards)          # refused before --out is made
+        held.enter_context(lock_folder(out, what="run or merge"))
+        return _merge_locked(shards, out, move, reference)
+
+
+def _shards_identity(shards: list) -> dict:
+    """The run the shard folders are of; InputError when they are not all of one run."""
     identities = []
     for shard in shards:
         ident = read_identity(shard)
@@ -109,8 +128,10 @@ def merge_folders(shards: list, out: Path, move: bool = False) -> dict:
         diff = identity_difference(reference, ident)
         if diff:
             raise InputError(shard, f"was made with {diff} than {shards[0]}; refusing to merge")
-    if out.resolve() in [s.resolve() for s in shards]:
-        raise InputError(out, "--out must be a new folder, not one of the shard folders")
+    return reference
+
+
+def _merge_locked(shards: list, out: Path, move: bool, reference: dict) -> dict:
     existing = read_identity(out) if out.exists() else None
     if existing is not None and identity_difference(reference, existing):
         raise InputError(out, f"holds a run with {identity_difference(reference, existing)}; refusing to merge")

@@ -17,6 +17,8 @@ from pathlib import Path
 from ..core.errors import InputError
 from ..core.failures import Failure
 from ..core.loader import StructureSource, load_structure
+from .output import OutputError, fatal_output_error
+from .progress import stage
 from .rendering import all_specs, render_specs
 from .run_folder import PARTS_DIR, jsonl, write_failure_part, write_parts
 
@@ -101,7 +103,8 @@ def run_partners(catalog: dict, split_mode: str, seed: int, test_fraction: float
     what it loads in ``loaded``."""
     from ..core.tasks import PartnerCatalog, split_for
 
-    splits = {sid: (split_for(sid, seed, test_fraction) if split_mode == "auto" else split_mode) for sid in catalog}
+    splits = {sid: (split_for(catalog[sid].split_key or sid, seed, test_fraction) if split_mode == "auto"
+                    else split_mode) for sid in catalog}
 
     def load(sid):
         if sid not in loaded:
@@ -130,7 +133,7 @@ def plan_structure(source: StructureSource, tasks, style, split_mode: str, seed:
     samples = []
     loaded = {source.id: structure}
     test_fraction = tasks[0].suite.get("test_fraction", DEFAULT_TEST_FRACTION) if tasks else DEFAULT_TEST_FRACTION
-    split = split_for(source.id, seed, test_fraction) if split_mode == "auto" else split_mode
+    split = split_for(source.split_key or source.id, seed, test_fraction) if split_mode == "auto" else split_mode
     partners = run_partners(catalog or {source.id: source}, split_mode, seed, test_fraction, loaded, ligands)
     for task in tasks:
         try:
@@ -152,6 +155,7 @@ def process_structure(source: StructureSource, tasks, style, out: Path, split_mo
     failure only the failures part is written, so a rerun (e.g. on another device) retries.
     """
     t0 = time.perf_counter()
+    stage(f"{source.id}: loading and planning")
     loaded, samples, failures = plan_structure(source, tasks, style, split_mode, seed, catalog=catalog,
                                                ligands=ligands)
     messages = [f"{source.id}: {f.where}: {f.why}" for f in failures if f.where]
@@ -162,6 +166,8 @@ def process_structure(source: StructureSource, tasks, style, out: Path, split_mo
         try:
             rendered = render_specs(loaded, all_specs(samples), out, device)
         except Exception as exc:  # a render that fails must not take the batch down with it
+            if fatal_output_error(out, exc):
+                raise fatal_output_error(out, exc) from None     # … unless the folder takes no writes
             why = f"render failed: {type(exc).__name__}: {exc}"
             failures.append(Failure(source.id, why))
             messages.append(f"{source.id}: {why}")
@@ -204,6 +210,8 @@ def run_unit(structure_id: str, ctx: RunContext, return_files: bool = False) -> 
             summary = process_structure(ctx.catalog[structure_id], tasks_of(ctx), ctx.style,
                                         scratch or out, ctx.split, ctx.seed, ctx.device, ctx.render,
                                         catalog=ctx.catalog, ligands=ctx.ligands)
+        except OutputError:
+            raise                 # the folder takes no more writes: the run stops (cli: one line, exit 1)
         except Exception as exc:  # a bug in one unit must not take the batch down; the rerun retries it
             summary = crash_summary(structure_id, f"unit failed: {type(exc).__name__}: {exc}")
             if scratch is None:

@@ -21,6 +21,7 @@ import numpy as np
 from ..core.sidecar import Sidecar
 from ..core.tasks import REGISTRY, score_answer
 from ..core.tasks.spec import load_dataset_modules
+from . import progress
 from .output import file_sha256
 
 RECORD_KEYS = ("id", "task", "split", "structure", "question", "images", "options", "answer", "program", "seed")
@@ -58,7 +59,7 @@ def validate_dataset(out: Path) -> list[str]:
 
     ids, checked_images, referenced, per_task_split = [], {}, set(), collections.Counter()
     lines = (out / "annotations.jsonl").read_text().splitlines()
-    for n, line in enumerate(lines, 1):
+    for n, line in enumerate(progress.bar(lines, "validate"), 1):
         where = f"annotations.jsonl:{n}"
         try:
             rec = json.loads(line)

@@ -15,6 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...core.errors import InputError
+from ..folder_lock import lock_folder
 from .selection import Selection, link_images, select, subset_note  # noqa: F401  (the formats' shared part)
 
 
@@ -29,7 +30,7 @@ def run_export(dataset: Path, fmt: str, out: Path, split: str, tiny_n: int | Non
     if out.resolve() == Path(dataset).resolve() or Path(dataset).resolve() in out.resolve().parents:
         raise InputError(out, "export into a folder outside the dataset folder")
     sel = select(dataset, split, tiny_n, few_shot, seed)
-    out.mkdir(parents=True, exist_ok=True)
-    writers[fmt](sel, out)
+    with lock_folder(out, what="export"):          # one writer per export folder (folder_lock.py)
+        writers[fmt](sel, out)
     return {"records": len(sel.records), "splits": {k: len(v) for k, v in sel.splits().items()},
             "warnings": sel.warnings}

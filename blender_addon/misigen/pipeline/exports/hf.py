@@ -18,6 +18,7 @@ from pathlib import Path
 
 from ...core.errors import InputError
 from ...core.tasks.scoring import score_row
+from .. import progress
 from ..output import inside, write_text_atomic
 from ..records import option_texts, prompt_images
 from .selection import Selection, link_images, subset_note
@@ -73,7 +74,7 @@ def write(sel: Selection, out: Path) -> None:
     schema = _schema(pa, bool(sel.few_shot))
     splits = sel.splits()
     for split, recs in splits.items():
-        table = pa.Table.from_pylist([_row(r, sel) for r in recs], schema=schema)
+        table = pa.Table.from_pylist([_row(r, sel) for r in progress.bar(recs, f"export: {split}")], schema=schema)
         path = inside(out, f"{split}/metadata.parquet")
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")

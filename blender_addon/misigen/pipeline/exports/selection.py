@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...core.errors import InputError
+from .. import progress
 from ..records import by_split, few_shot_examples, load_manifest, load_records, prompt_images, tiny
 
 
@@ -74,7 +75,7 @@ def link_images(sel: Selection, link: Path) -> None:
         os.symlink(os.path.relpath(target, link.parent), link, target_is_directory=True)
     except OSError as exc:
         sel.warnings.append(f"could not link {link} to {target} ({exc}); copied the images used instead")
-        for rel in sorted(sel.images_used()):
+        for rel in progress.bar(sorted(sel.images_used()), "export: copy images", unit="image"):
             dest = link.parent / rel
             dest.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(sel.dataset / rel, dest)
