@@ -90,8 +90,13 @@ def _copy_specs(tmp_path):
     ("translation_rotation.yaml", "values: {min: -90, max: 90, step: 15, exclude: [0]}}",
      "values: {min: 15, max: 15, step: 15}}", "distractors.product"),
     ("translation_rotation.yaml", "design: product", "design: paper\n  bogus: 1", "distractors.bogus"),
-    ("interaction_location.yaml", "product: [[negate, swap], [flip_x, flip_y]]", "product: [[flip_x, swap]]",
-     "distractors.product[0]"),
+    ("interaction_location.yaml", "magnitude_steps: [2.0, 3.0]", "magnitude_steps: [1.0, 3.0]",
+     "distractors.product.magnitude_steps"),
+    ("translation_rotation.yaml", "{step: 0, changes: [sign, axis]}", "{step: 1, changes: [axis]}",
+     "distractors.product"),
+    ("rotation_rotation.yaml", "changes: [sign, magnitude]}", "changes: [sign, size]}", "distractors.product[0]"),
+    ("misi_bench.yaml", "task: interaction_location, min_needed", "task: interaction_locatoin, min_needed",
+     "audit.necessity.magnitudes[0].task"),
     ("residue_ligand_interaction.yaml", "mode: paper", "mode: hard", "negatives.mode"),
     ("interaction_location.yaml", "precision: 1.0", "precision: 0.0001", "precision"),
     ("misi_bench.yaml", "guesser: residue type (leave-one-out)", "guesser: residue typ", "known_shortcuts[0].guesser"),
@@ -270,45 +275,48 @@ def _change(p, q, step):
 
 
 @pytest.mark.parametrize("name", ["translation_rotation", "rotation_rotation"])
-def test_choice_options_are_a_2x2_product(tasks, brd4, style, name, partners):
+def test_choice_options_are_a_2x2_product(tasks, brd4, hivp, style, name, partners):
     """Every option stands in the same relation to the other three: one differs by the first change,
-    one by the second, one by both — so nothing but the reasoning singles out the answer."""
-    samples, fails = plan(tasks, name, brd4, style, partners=partners)
-    assert len(samples) == 6 and not fails
+    one by the second, one by both — so nothing but the reasoning singles out the answer. The two
+    changes act on different steps (knowing one step exactly leaves two options), and which change
+    each factor makes is drawn per question among the spec's kinds."""
+    from misigen.core.necessity import needed, option_steps
     spec_d = tasks[name].data
-    (c1, c2) = spec_d["distractors"]["product"]
-    letters = []
-    for s in samples:
-        prog = s.program
-        true = tuple(parse_ops(prog["answer_text"]))
-        assert [o.as_dict() for o in true] == prog["ops"]
-        progs = [tuple(parse_ops(o["text"])) for o in prog["options"]]
-        assert progs[LETTERS_IDX[s.answer]] == true and len(set(progs)) == 4
-        for p in progs:
-            rel = []
-            for q in progs:
-                if q == p:
-                    continue
-                d = {k: _change(p, q, k) for k in (0, 1)}
-                if c1["step"] == c2["step"]:            # both changes on one step: ±θ, ±θ'
-                    assert d[1 - c1["step"]] == ""
-                    rel.append(d[c1["step"]])
-                else:
-                    rel.append((d[c1["step"]], d[c2["step"]]))
-            want = sorted(["sign", "magnitude", "both"]) if c1["step"] == c2["step"] else \
-                sorted([(c1["change"], ""), ("", c2["change"]), (c1["change"], c2["change"])])
-            assert sorted(rel) == want, (p, progs)
-        if name == "rotation_rotation":
-            assert all(p[0].axis != p[1].axis for p in progs)
-            # options differ visibly: pairwise RMSD of posed atoms above the spec threshold
-            xyz = [coords_of(brd4, o) for o in s.options]
-            for i in range(4):
-                for j in range(i + 1, 4):
-                    assert common.rmsd(xyz[i], xyz[j]) >= spec_d["rejection"]["min_option_rmsd"]
-        else:                                            # T5's options keep the true translation
-            assert {p[0] for p in progs} == {true[0]}
-        letters.append(s.answer)
-    assert sorted(letters[:4]) == ["A", "B", "C", "D"]
+    f1, f2 = spec_d["distractors"]["product"]
+    assert f1["step"] != f2["step"]
+    letters, kinds = [], set()
+    for struct in (brd4, hivp):
+        samples, fails = plan(tasks, name, struct, style, partners=partners)
+        assert len(samples) == 6 and not fails
+        for s in samples:
+            prog = s.program
+            true = tuple(parse_ops(prog["answer_text"]))
+            assert [o.as_dict() for o in true] == prog["ops"]
+            progs = [tuple(parse_ops(o["text"])) for o in prog["options"]]
+            assert progs[LETTERS_IDX[s.answer]] == true and len(set(progs)) == 4
+            assert [tuple(Op(o["op"], o["axis"], o["value"]) for o in opt["ops"]) for opt in prog["options"]] == progs
+            (c1, c2) = [c["change"] for c in prog["changes"]]
+            assert c1 in f1["changes"] and c2 in f2["changes"]
+            kinds.add((c1, c2))
+            tag = {"axis": "other"}
+            for p in progs:
+                rel = sorted((_change(p, q, f1["step"]), _change(p, q, f2["step"])) for q in progs if q != p)
+                assert rel == sorted([(tag.get(c1, c1), ""), ("", tag.get(c2, c2)),
+                                      (tag.get(c1, c1), tag.get(c2, c2))]), (p, progs)
+            # both steps needed: an oracle that knows either step exactly still sees two options
+            step_needed, magnitude_needed = needed(*option_steps(prog))
+            assert step_needed == [True, True]
+            assert magnitude_needed == [c1 == "magnitude", c2 == "magnitude"]
+            if name == "rotation_rotation":
+                assert all(p[0].axis != p[1].axis for p in progs)
+                # options differ visibly: pairwise RMSD of posed atoms above the spec threshold
+                xyz = [coords_of(struct, o) for o in s.options]
+                for i in range(4):
+                    for j in range(i + 1, 4):
+                        assert common.rmsd(xyz[i], xyz[j]) >= spec_d["rejection"]["min_option_rmsd"]
+            letters.append(s.answer)
+        assert sorted(letters[-6:][:4]) == ["A", "B", "C", "D"]
+    assert len(kinds) >= 2, kinds                   # the kinds are drawn per question, not fixed
 
 
 LETTERS_IDX = {L: k for k, L in enumerate("ABCD")}
@@ -366,7 +374,7 @@ def test_rotation_rotation_layout(tasks, hivp, style):
 def test_paper_schemes_stay_available(tasks, brd4, style, tmp_path, partners):
     d = _copy_specs(tmp_path)
     p = d / "rotation_rotation.yaml"
-    p.write_text(p.read_text().replace("design: product ", "design: paper "))
+    p.write_text(p.read_text().replace("design: product", "design: paper", 1))
     t = {x.name: x for x in load_suite(d / "misi_bench.yaml")}
     samples, _ = plan(t, "rotation_rotation", brd4, style)
     assert samples
@@ -391,40 +399,58 @@ def test_scheme_rules():
         assert a == Op("move", "y", 3) and b.axis == "y" and b.value > 0 and b.value != 45
 
 
-def test_product_designs_leave_option_guessers_at_chance():
-    """Simulated: true moves from a prior peaked at 0 (as H-bond offsets are); with the product design
-    every text-only guesser stays at 25 % (with MiSI-Bench's perturbations some do far better)."""
+def _t8_options(a, b, product, rng):
+    from misigen.core.tasks.distractors import move_grid, move_partner
+    px = move_partner(a, product, 1.0, rng, lambda x: float(round(x)))
+    py = move_partner(b, product, 1.0, rng, lambda x: float(round(x)))
+    return move_grid((a, b), (px[1], py[1])), (px[0], py[0])
+
+
+def test_product_designs_leave_option_guessers_at_chance(tasks):
+    """Simulated: true moves drawn from the spec's own prior of magnitudes (peaked at 2 Å, as H-bond
+    offsets are), random signs. The product design (x change × y change, each a sign flip or a
+    Metropolis–Hastings magnitude partner) leaves every text-only guesser at 25 %, and needs each
+    magnitude in well over a quarter of the questions. Without the acceptance rule the smaller
+    magnitude is the answer too often; with MiSI-Bench's perturbations some guessers do far better."""
     from misigen.core.audit import text_guessers
-    from misigen.core.tasks.distractors import move_grid, paper_move_distractors
+    from misigen.core.tasks.distractors import paper_move_distractors, prior_weight
+    product = tasks["interaction_location"].data["distractors"]["product"]
+    table = product["magnitude_prior"]
+    mags = np.arange(1, 13, dtype=float)
+    p = np.array([prior_weight(table, m) for m in mags])
+    p /= p.sum()
     rng = np.random.default_rng(0)
-    hits, paper_hits, n = {}, {}, 0
+    naive = dict(product, magnitude_prior=[])
     dd = {"sign_flips": True, "scales": [0.5, 1.5, 2.0], "offsets": [2.0, 3.0, 4.0]}
-    while n < 3000:
-        a, b = (float(x) for x in np.round(rng.laplace(0, 3, 2)))
-        grids = [move_grid((a, b), ch) for ch in (["negate", "swap"], ["flip_x", "flip_y"])]
-        grid = next((g for g in grids
-                     if all(np.hypot(p[0] - q[0], p[1] - q[1]) >= 2 for i, p in enumerate(g) for q in g[i + 1:])), None)
-        if grid is None:
-            continue
+    hits = {"product": {}, "naive": {}, "paper": {}}
+    n, magnitude = 0, np.zeros(2)
+    while n < 6000:
+        a, b = (float(rng.choice(mags, p=p) * rng.choice([-1, 1])) for _ in range(2))
+        grid, kinds = _t8_options(a, b, product, rng)
+        magnitude += [k == "magnitude" for k in kinds]
         paper = [(a, b)]
         for c in paper_move_distractors(a, b, dd, rng, lambda x: float(round(x))):
-            if all(np.hypot(c[0] - p[0], c[1] - p[1]) >= 2 for p in paper):
+            if all(np.hypot(c[0] - q[0], c[1] - q[1]) >= 2 for q in paper):
                 paper.append(c)
             if len(paper) == 4:
                 break
         if len(paper) < 4:
             continue
         n += 1
-        for opts, store in ((grid, hits), (paper, paper_hits)):
+        for opts, store in ((grid, hits["product"]), (_t8_options(a, b, naive, rng)[0], hits["naive"]),
+                            (paper, hits["paper"])):
+            assert len(set(opts)) == 4
             order = list(rng.permutation(4))
             shuffled = [opts[k] for k in order]
             correct = order.index(0)
             for name, picked in text_guessers([format_ops([Op("move", "x", x), Op("move", "y", y)])
                                                for x, y in shuffled]).items():
                 store[name] = store.get(name, 0) + ((1 / len(picked)) if correct in picked else 0)
-    for name, k in hits.items():
-        assert abs(k / n - 0.25) < 0.035, (name, k / n)
-    assert max(k / n for k in paper_hits.values()) > 0.4          # the old design had a tell
+    for name, k in hits["product"].items():
+        assert abs(k / n - 0.25) < 0.02, (name, k / n)
+    assert (magnitude / n >= 0.3).all(), magnitude / n
+    assert hits["naive"]["smallest move"] / n > 0.29            # why the acceptance rule is there
+    assert max(k / n for k in hits["paper"].values()) > 0.4       # the old design had a tell
 
 
 # ------------------------------------------------------------------ T7 docking

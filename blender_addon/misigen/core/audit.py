@@ -6,7 +6,17 @@ answer distribution and the accuracy of guessers that never look at the molecule
 geometry. Which guessers run is the registry's: each task type's ``audit`` hook and its answer
 kind's (``core/tasks/guessers.py``: majorities of move/roll answers and their features, letter
 balance, option-text and option-image guessers, the residue type of a Yes/No question …); every
-record is also checked for images repeated within it (same file or same bytes).
+record is also checked for images repeated within it (same file or same bytes). Guessers that
+compare option images with the question's own images (nearest to the reference after-image …)
+may solve part of the reasoning (T5's after-image offset IS the translation): they are *partial
+solvers*, judged against what solving one factor of the 2×2 option grid gives (0.5), not chance.
+
+Necessity (``core/necessity.py``), for task types whose registry entry reads each option's steps
+from the program (``option_steps``): per step, the share of questions in which an oracle that
+knows every other step exactly still cannot be sure, and the share in which the step's magnitude
+is needed. A step fails the audit when the one-sided upper Wilson bound of its share is below
+``necessity.min_needed`` (0.5); a magnitude when below its task's ``necessity.magnitudes``
+minimum (T8: 0.25).
 
 Each judged guesser is compared with chance by a one-sided Wilson lower bound at the suite's
 confidence: it is flagged when that bound exceeds chance + margin, so a small dataset does not
@@ -20,6 +30,7 @@ from collections import defaultdict
 from statistics import NormalDist
 
 
+from .necessity import necessity
 from .tasks.catalog import REGISTRY
 from .tasks.guessers import image_guessers, text_guessers  # noqa: F401  (re-exported: the audit's guessers)
 
@@ -33,6 +44,11 @@ def wilson_lower(k: float, n: int, confidence: float) -> float:
     centre = p + z * z / (2 * n)
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
     return max(0.0, (centre - half) / (1 + z * z / n))
+
+
+def wilson_upper(k: float, n: int, confidence: float) -> float:
+    """One-sided upper confidence bound of a binomial proportion (Wilson score)."""
+    return 1.0 - wilson_lower(n - k, n, confidence) if n else 1.0
 
 
 # ------------------------------------------------------------------ the audit
@@ -64,7 +80,10 @@ def audit_records(records: list[dict], load_image=None, settings: dict | None = 
     by_task: dict[str, list[dict]] = defaultdict(list)
     for r in records:
         by_task[r["task"]].append(r)
-    tasks, flagged, known_hits = {}, [], []
+    nec = settings.get("necessity") or {}
+    min_needed = float(nec.get("min_needed", 0.5))
+    min_magnitude = {m["task"]: float(m["min_needed"]) for m in nec.get("magnitudes", [])}
+    tasks, flagged, known_hits, unneeded = {}, [], [], []
     images_used = load_image is not None
     for task, recs in sorted(by_task.items()):
         rows = _Rows()
@@ -94,11 +113,41 @@ def audit_records(records: list[dict], load_image=None, settings: dict | None = 
                                         "lower_bound": row["lower_bound"], "chance": row["chance"]})
             section["guessers"].append(row)
         section["repeated_images"] = _repeats(recs, load_image)
+        if tt.option_steps is not None:
+            nsec = _necessity(recs, tt.option_steps, min_needed, min_magnitude.get(task), confidence)
+            if nsec is not None:
+                section["necessity"] = nsec
+                unneeded += [{"task": task, **f} for f in nsec.pop("flags")]
         tasks[task] = section
     repeats = sum(s["repeated_images"] for s in tasks.values())
-    return {"settings": {"margin": margin, "confidence": confidence, "images": images_used},
+    return {"settings": {"margin": margin, "confidence": confidence, "images": images_used,
+                         "necessity": {"min_needed": min_needed, "magnitudes": min_magnitude}},
             "tasks": tasks, "flagged": flagged, "known": known_hits, "repeated_images": repeats,
-            "ok": not flagged and repeats == 0}
+            "unneeded": unneeded, "ok": not flagged and not unneeded and repeats == 0}
+
+
+def _necessity(recs, option_steps, min_needed: float, min_magnitude: float | None, confidence: float) -> dict | None:
+    """The necessity section of one task (shares with one-sided upper bounds) and its flags."""
+    counts = necessity([r["program"] for r in recs], option_steps)
+    if counts is None:
+        return None
+    n, steps, flags = counts["n"], [], []
+    for st in counts["steps"]:
+        row = {"step": st["step"], "label": st["label"]}
+        for key, least in (("needed", min_needed), ("magnitude_needed", min_magnitude)):
+            k = st[key]
+            row[key] = k
+            row[key.replace("needed", "share")] = round(k / n, 4)
+            up = wilson_upper(k, n, confidence)
+            row[key.replace("needed", "upper_bound")] = round(up, 4)
+            if least is not None:
+                row[key.replace("needed", "min")] = least
+                row[key.replace("needed", "flagged")] = up < least
+                if up < least:
+                    flags.append({"step": st["label"], "what": "magnitude" if key != "needed" else "step",
+                                  "share": round(k / n, 4), "upper_bound": round(up, 4), "min": least})
+        steps.append(row)
+    return {"n": n, "steps": steps, "flags": flags}
 
 
 def _repeats(recs, load_image) -> int:
@@ -118,13 +167,13 @@ def _repeats(recs, load_image) -> int:
 
 
 def format_audit(report: dict) -> str:
-    """The audit as a plain-text table."""
+    """The audit as plain-text tables: the guessers, then the necessity of each step."""
     lines = [f"{'task':28s} {'guesser':52s} {'kind':14s} {'n':>5s} {'acc':>6s} {'chance':>6s} {'low':>6s}  verdict"]
     for task, sec in report["tasks"].items():
         for g in sec["guessers"]:
+            above = "ABOVE ONE FACTOR" if g["kind"] == "partial solver" else "ABOVE CHANCE"
             verdict = ("known: " + g["known"][:40]) if g.get("known") else \
-                ("ABOVE CHANCE" if g.get("flagged") else ("-" if g.get("chance") is None or g["kind"] == "info"
-                                                          else "ok"))
+                (above if g.get("flagged") else ("-" if g.get("chance") is None or g["kind"] == "info" else "ok"))
             chance = "" if g.get("chance") is None else f"{g['chance']:.3f}"
             low = "" if "lower_bound" not in g else f"{g['lower_bound']:.3f}"
             lines.append(f"{task:28s} {g['guesser'][:52]:52s} {g['kind']:14s} {g['n']:5d} {g['accuracy']:6.3f} "
@@ -133,8 +182,24 @@ def format_audit(report: dict) -> str:
             lines.append(f"{task:28s} repeated images in {sec['repeated_images']} record(s)")
         if sec.get("note"):
             lines.append(f"{task:28s} note: {sec['note']}")
+    necessity_lines = []
+    for task, sec in report["tasks"].items():
+        for st in (sec.get("necessity") or {}).get("steps", []):
+            n = sec["necessity"]["n"]
+            cells = []
+            for key in ("", "magnitude_"):
+                share, up = st[f"{key}share"], st[f"{key}upper_bound"]
+                least = st.get(f"{key}min")
+                verdict = "-" if least is None else ("TOO SELDOM" if st.get(f"{key}flagged") else "ok")
+                cells.append(f"{share:6.3f} {up:6.3f} {'' if least is None else f'{least:.2f}':>5s} {verdict:10s}")
+            necessity_lines.append(f"{task:28s} {st['label'][:22]:22s} {n:5d}  " + "  ".join(cells))
+    if necessity_lines:
+        lines += ["", f"{'task':28s} {'step':22s} {'n':>5s}  {'needed':>6s} {'up':>6s} {'min':>5s} {'verdict':10s}  "
+                      f"{'|v|':>6s} {'up':>6s} {'min':>5s} verdict",
+                  *necessity_lines]
     s = report["settings"]
-    lines.append(f"{len(report['flagged'])} guesser(s) above chance + {s['margin']:.2f} "
+    lines.append(f"{len(report['flagged'])} guesser(s) above their bar + {s['margin']:.2f} "
                  f"(one-sided {s['confidence']:.0%} bound), {len(report['known'])} known, "
+                 f"{len(report.get('unneeded', []))} step(s) needed too seldom, "
                  f"{report['repeated_images']} record(s) with repeated images: {'OK' if report['ok'] else 'FAIL'}")
     return "\n".join(lines)

@@ -1,8 +1,9 @@
 """The ``audit`` command: blind baselines for a generated dataset (``core/audit.py``).
 
 Reads OUT/annotations.jsonl, the audit settings the suite put in OUT/manifest.json, and the
-images (grey scale, downsampled); prints the table, writes OUT/audit.json, and returns 1 when a
-guesser beats chance by more than the margin or an image repeats within a record.
+images (grey scale, downsampled); prints the tables, writes OUT/audit.json, and returns 1 when a
+guesser beats its bar by more than the margin, a step of a choice task is needed too seldom, or
+an image repeats within a record.
 """
 from __future__ import annotations
 
@@ -78,6 +79,7 @@ def audit_dataset(out: Path, settings: dict | None = None) -> dict:
 def audit_summary(report: dict) -> dict:
     """The part of the audit that goes into the manifest."""
     return {"ok": report["ok"], "flagged": report["flagged"], "known": report["known"],
+            "unneeded": report.get("unneeded", []),
             "repeated_images": report["repeated_images"], "images": report["settings"]["images"]}
 
 

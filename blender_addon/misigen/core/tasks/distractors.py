@@ -1,13 +1,21 @@
-"""Wrong options for the multiple-choice tasks, built so that only the reasoning picks the answer.
+"""Wrong options for the multiple-choice tasks, built so that only the WHOLE reasoning picks the answer.
 
-Shortcut-free design ("product"): the four options are the full 2×2 product of two changes,
-each an involution with a randomly drawn partner (sign: v ↔ −v; magnitude: |v| ↔ |v'| with the
-sign kept; axis: a ↔ a'; for T8's moves: negate (a, b) ↔ (−a, −b) and swap (a, b) ↔ (b, a)).
-The true program is one cell. Because each change pairs values symmetrically (the partner of
-the partner is the original, drawn with the same probability), every option stands in the same
-relation to the other three, and given the four options each is equally likely to be the
-answer: guessers that compare options with each other (odd one out, most central, shared
-values, median, smallest move) stay at chance.
+Shortcut-free design ("product"): the four options are the full 2×2 product of two changes that
+act on DIFFERENT steps of the true program (T5: the translation × the rotation; T6: the first
+roll × the second; T8: the x move × the y move). Knowing one step exactly still leaves two
+options, so every step is needed (``core/necessity.py`` measures it). Which change a factor makes
+is drawn at random per question among the spec's kinds (sign: v ↔ −v; magnitude: |v| ↔ |v'| with
+the sign kept; axis: a ↔ a'). Each change pairs values symmetrically (the partner of the partner
+is the original, drawn with the same probability), so every option stands in the same relation
+to the other three and, given the four options, each is equally likely to be the answer:
+guessers that compare options with each other (odd one out, most central, shared values,
+median, smallest move) stay at chance.
+
+T8's true move comes from the geometry, not from a uniform grid, so a magnitude partner
+``|v| ± Δ`` is accepted with probability min(1, w(|v'|) / w(|v|)) (Metropolis–Hastings) under a
+prior ``w`` of true magnitudes measured on real complexes; otherwise the factor falls back to a
+sign flip. Then P(truth) × P(partner | truth) is symmetric in the pair, and the smaller and the
+larger of two magnitudes are equally likely to be the answer.
 
 MiSI-Bench's own schemes (``paper``) stay available: T5/T6 ``magnitude_both``,
 ``flip_first``, ``axis_first``; T8 sign and magnitude perturbations of the true move.
@@ -21,7 +29,6 @@ from .common import range_values
 
 SCHEMES = ("magnitude_both", "flip_first", "axis_first")
 CHANGES = ("sign", "magnitude", "axis")
-MOVE_CHANGES = ("negate", "swap", "flip_x", "flip_y")
 
 
 # ------------------------------------------------------------------ T5 / T6 programs
@@ -57,23 +64,28 @@ def change_map(change: str, partner: Op):
     return lambda op: Op(op.verb, partner.axis, op.value)
 
 
-def product_grids(prog: tuple, changes: list[dict], d: dict, rng: np.random.Generator):
-    """Candidate 2×2 option grids for the true program, in random order: lists of four programs
-    [true, change-1 only, change-2 only, both], every one a valid, distinct candidate."""
+def product_grids(prog: tuple, factors: list[dict], d: dict, rng: np.random.Generator):
+    """Candidate 2×2 option grids for the true program, in random order: pairs (grid, kinds) with
+    grid = [true, factor-1 only, factor-2 only, both] (every one a valid, distinct candidate) and
+    kinds = the change each factor made. A factor is {step, changes: [kind, …]}: the kinds are
+    tried in an order drawn per question, each with its partners in random order."""
     valid = set(candidate_programs(d))
-    c1, c2 = changes
-    p1 = partners(prog[c1["step"]], c1["change"], d["steps"][c1["step"]])
-    p2 = partners(prog[c2["step"]], c2["change"], d["steps"][c2["step"]])
-    pairs = [(a, b) for a in p1 for b in p2]
-    for k in rng.permutation(len(pairs)):
-        a, b = pairs[int(k)]
-        f1, f2 = change_map(c1["change"], a), change_map(c2["change"], b)
-        one = _with(prog, c1["step"], f1(prog[c1["step"]]))
-        two = _with(prog, c2["step"], f2(prog[c2["step"]]))
-        both = _with(one, c2["step"], f2(one[c2["step"]]))
-        grid = [prog, one, two, both]
-        if all(g in valid for g in grid) and len(set(grid)) == 4:
-            yield grid
+    f1, f2 = factors
+    kinds = [(k1, k2) for k1 in f1["changes"] for k2 in f2["changes"] if (f1["step"], k1) != (f2["step"], k2)]
+    for ki in rng.permutation(len(kinds)):
+        c1, c2 = kinds[int(ki)]
+        p1 = partners(prog[f1["step"]], c1, d["steps"][f1["step"]])
+        p2 = partners(prog[f2["step"]], c2, d["steps"][f2["step"]])
+        pairs = [(a, b) for a in p1 for b in p2]
+        for k in rng.permutation(len(pairs)):
+            a, b = pairs[int(k)]
+            m1, m2 = change_map(c1, a), change_map(c2, b)
+            one = _with(prog, f1["step"], m1(prog[f1["step"]]))
+            two = _with(prog, f2["step"], m2(prog[f2["step"]]))
+            both = _with(one, f2["step"], m2(one[f2["step"]]))
+            grid = [prog, one, two, both]
+            if all(g in valid for g in grid) and len(set(grid)) == 4:
+                yield grid, (c1, c2)
 
 
 def _with(prog: tuple, step: int, op: Op) -> tuple:
@@ -105,21 +117,34 @@ def scheme_distractors(scheme: str, prog: tuple, d: dict) -> list[tuple]:
 
 
 # ------------------------------------------------------------------ T8 moves
-def move_change(change: str, ab: tuple) -> tuple:
-    a, b = ab
-    return {"negate": (-a, -b), "swap": (b, a), "flip_x": (-a, b), "flip_y": (a, -b)}[change]
+def prior_weight(table: list, m: float) -> float:
+    """The prior weight of a true magnitude ``m`` (Å): linear between the table's [Å, weight]
+    points, constant beyond its ends."""
+    xs, ws = zip(*sorted((float(x), float(w)) for x, w in table))
+    return float(np.interp(m, xs, ws))
 
 
-def changes_commute(c1: str, c2: str) -> bool:
-    """The 2×2 product is a group (every option in the same relation) only if the changes commute."""
-    p = (3.0, 7.0)
-    return c1 != c2 and move_change(c1, move_change(c2, p)) == move_change(c2, move_change(c1, p))
+def move_partner(v: float, product: dict, precision: float, rng: np.random.Generator, round_to) -> tuple:
+    """(kind, partner) for one true move component ``v`` (≠ 0). With probability ``try_magnitude``
+    a magnitude partner sign(v)·(|v| ± Δ), Δ from ``magnitude_steps``, is proposed and accepted by
+    the Metropolis–Hastings rule under ``magnitude_prior`` (see the module docstring); a refused or
+    impossible one (|v| − Δ below the precision) falls back to the sign flip −v."""
+    if rng.random() < float(product["try_magnitude"]):
+        steps = product["magnitude_steps"]
+        delta = float(steps[int(rng.integers(len(steps)))]) * (1 if rng.random() < 0.5 else -1)
+        m = round_to(abs(v) + delta)
+        table = product.get("magnitude_prior")
+        ok = m >= precision - 1e-9 and (not table or rng.random() < min(
+            1.0, prior_weight(table, m) / max(prior_weight(table, abs(v)), 1e-12)))
+        if ok:
+            return "magnitude", (m if v > 0 else -m)
+    return "sign", -v
 
 
-def move_grid(ab: tuple, changes: list[str]) -> list[tuple]:
-    """[true, change-1, change-2, both] for a move (a, b)."""
-    one = move_change(changes[0], ab)
-    return [ab, one, move_change(changes[1], ab), move_change(changes[1], one)]
+def move_grid(ab: tuple, partners: tuple) -> list[tuple]:
+    """[true, x changed, y changed, both] for a move (a, b) and the partners (a', b')."""
+    (a, b), (a2, b2) = ab, partners
+    return [(a, b), (a2, b), (a, b2), (a2, b2)]
 
 
 def paper_move_distractors(a: float, b: float, dd: dict, rng: np.random.Generator, round_to) -> list[tuple]:

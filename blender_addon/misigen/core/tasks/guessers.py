@@ -140,7 +140,12 @@ def option_images(recs, rows, section, load_image=None) -> None:
             continue
         correct = LETTERS.index(r["answer"])
         for name, picked in image_guessers(opts, refs).items():
-            rows.add(name, _credit(picked, correct), 1 / len(opts), "option images")
+            if name.startswith(("nearest to", "farthest from")):
+                # compares options with the question's own images: may solve one factor of the 2×2
+                # grid (T5's after-image offset IS the translation), so judged against 2 / options
+                rows.add(name, _credit(picked, correct), min(1.0, 2 / len(opts)), "partial solver")
+            else:
+                rows.add(name, _credit(picked, correct), 1 / len(opts), "option images")
 
 
 # ------------------------------------------------------------------ Yes/No about one residue

@@ -10,12 +10,13 @@ from collections import Counter
 import numpy as np
 
 from .. import geometry
+from ..necessity import option_steps
 from ..op_grammar import Op, format_number, format_ops, parse_ops
 from ..errors import InputError
 from . import guessers, kinds, prompts, rederive
 from .answers import hbond_entry
 from .common import LETTERS, Planned, Rejected, balanced_order, rnd
-from .distractors import MOVE_CHANGES, changes_commute, move_grid, paper_move_distractors
+from .distractors import move_grid, move_partner, paper_move_distractors
 from .hbond_questions import HB_REJECTION, INTERACTION, KIND_FIELDS, HBondPlanner
 from .base import Unavailable
 from .registry import TaskType
@@ -61,26 +62,29 @@ class LocationPlanner(HBondPlanner):
         p_rows, l_rows = self.ctx.group_rows(it)
         return (xyz[[rows[r] for r in p_rows]].mean(axis=0) + xyz[[rows[r] for r in l_rows]].mean(axis=0)) / 2
 
-    def options_for(self, a, b, rng) -> list[tuple] | None:
-        """The option moves (true first), or None when no set is distinct enough."""
+    def options_for(self, a, b, rng) -> tuple[list[tuple] | None, list | None]:
+        """(the option moves, true first, or None when no set is distinct enough; the change each
+        product factor made, x then y, or None for the paper's design)."""
         dd = self.d["distractors"]
         gap = float(dd["min_gap"])
-        if dd["design"] == "product":
-            # The first pair of changes whose four options are far enough apart. Which pair is used
-            # depends only on what all four options share (|a|, |b|), so it says nothing of the answer.
-            for changes in dd["product"]:
-                grid = move_grid((a, b), changes)
-                if all(math.hypot(p[0] - q[0], p[1] - q[1]) >= gap for i, p in enumerate(grid) for q in grid[i + 1:]):
-                    return grid
-            return None
         prec = float(self.d["precision"])
+        if dd["design"] == "product":
+            # x move × y move, each partner a sign flip or a magnitude change drawn per question
+            # (``distractors.move_partner``). The gap check depends only on what the paired cells
+            # share (Δ, |a|, |b|), so a rejection says nothing of which cell is the answer.
+            px = move_partner(a, dd["product"], prec, rng, lambda x: round_to(x, prec))
+            py = move_partner(b, dd["product"], prec, rng, lambda x: round_to(x, prec))
+            grid = move_grid((a, b), (px[1], py[1]))
+            if all(math.hypot(p[0] - q[0], p[1] - q[1]) >= gap for i, p in enumerate(grid) for q in grid[i + 1:]):
+                return grid, [px[0], py[0]]
+            return None, None
         picked = [(a, b)]
         for c in paper_move_distractors(a, b, dd, rng, lambda x: round_to(x, prec)):
             if all(math.hypot(c[0] - p[0], c[1] - p[1]) >= gap for p in picked):
                 picked.append(c)
             if len(picked) == self.d["options"]:
-                return picked
-        return None
+                return picked, None
+        return None, None
 
     def make(self, index, rng, why: Counter) -> Planned:
         d = self.d
@@ -96,17 +100,20 @@ class LocationPlanner(HBondPlanner):
                 a, b = round_to(-q[0], prec), round_to(-q[1], prec)
                 if math.hypot(q[0], q[1]) < d["min_offset"] or (a, b) == (0.0, 0.0):
                     reason = "H-bond already at the image centre"
+                elif d["distractors"]["design"] == "product" and 0.0 in (a, b):
+                    # a move of 0 has no sign to change and no magnitude below it: its options would tell
+                    reason = "H-bond on an image axis (a move of 0)"
                 else:
-                    grid = self.options_for(a, b, rng)
+                    grid, changes = self.options_for(a, b, rng)
                     if grid is None:
                         reason = "options too close to each other"
                     else:
-                        chosen = (it, q, a, b, grid)
+                        chosen = (it, q, a, b, grid, changes)
                         break
             why[reason] += 1
         if chosen is None:
             raise Rejected(f"no answerable H-bond among the {min(len(pool), self.tries())} unused one(s)")
-        it, q, a, b, grid = chosen
+        it, q, a, b, grid, changes = chosen
         self.used.add((it.chain, it.resseq, it.icode, it.protein_atom, it.ligand_atom))
         order = list(LETTERS[: d["options"]])
         correct = order.index(letter)
@@ -139,7 +146,11 @@ class LocationPlanner(HBondPlanner):
                    "ops": [o.as_dict() for o in location_ops(a, b)], "answer_text": texts_opt[correct],
                    "residual_camera_xy": rnd(moved[:2], 3), "precision": prec, "correct": letter,
                    "centre": rnd(self.centre), "view": d["after_view"], "design": d["distractors"]["design"],
-                   "options": [{"letter": L, "text": t, "correct": L == letter} for L, t in zip(order, texts_opt)]}
+                   "options": [{"letter": L, "ops": [o.as_dict() for o in location_ops(x, y)], "text": t,
+                                "correct": L == letter} for L, t, (x, y) in zip(order, texts_opt, pairs)]}
+        if changes is not None:
+            program["grid"] = [format_ops(location_ops(x, y)) for x, y in grid]
+            program["changes"] = [{"step": k, "change": c} for k, c in enumerate(changes)]
         return Planned(question, self.specs, letter, program, texts_opt)
 
 
@@ -150,8 +161,10 @@ T8 = {"views": (List(VIEWS), REQUIRED), "interaction": INTERACTION,
       "precision": (Num(0.001), 1.0),     # answers are written with at most 3 decimals
       "min_offset": (Num(0), REQUIRED),
       "distractors": (Map({"design": (Enum(("product", "paper")), "product"),
-                           "product": (List(List(Enum(MOVE_CHANGES), 2, 2)), [["negate", "swap"],
-                                                                                ["flip_x", "flip_y"]]),
+                           "product": (Map({"try_magnitude": (Num(0, 1), 1.0),
+                                            "magnitude_steps": (List(Num(positive=True)), [2.0, 3.0]),
+                                            "magnitude_prior": (List(List(Num(0), 2, 2, unique=False), min_len=0),
+                                                                [])}), {}),
                            "sign_flips": (Bool(), True), "scales": (List(Num(positive=True), min_len=0), []),
                            "offsets": (List(Num(positive=True), min_len=0), []),
                            "min_gap": (Num(0), REQUIRED)}), REQUIRED),
@@ -165,11 +178,10 @@ def _check_t8(d: dict, path) -> None:
     if dd["design"] == "product":
         if d["options"] != 4:
             raise InputError(path, "options: the 2×2 product design has exactly 4 options")
-        for k, pair in enumerate(dd["product"]):
-            if not changes_commute(*pair):
-                raise InputError(path, f"distractors.product[{k}]: {pair} do not commute, so the four options "
-                                       f"would not all stand in the same relation (use negate+swap or two of "
-                                       f"negate/flip_x/flip_y)")
+        pd = dd["product"]
+        if pd["try_magnitude"] > 0 and min(pd["magnitude_steps"]) < dd["min_gap"]:
+            raise InputError(path, f"distractors.product.magnitude_steps: each must be at least min_gap "
+                                   f"({dd['min_gap']} Å), or magnitude options would sit too close")
     elif d["options"] - 1 > (3 if dd["sign_flips"] else 0) + 2 * len(dd["scales"]) + len(dd["scales"]) ** 2 + \
             4 * len(dd["offsets"]):
         raise InputError(path, "distractors: too few sign flips, scales and offsets for the number of options")
@@ -185,5 +197,5 @@ TASK_TYPES = (
              "letter", check=_check_t8, features=_t8_features,
              description="Which translation centres the named hydrogen bond on screen?",
              rederive=rederive.hbonds_only(rederive.centred_bond), audit=guessers.option_texts,
-             guessers=guessers.TEXT_GUESSERS),
+             guessers=guessers.TEXT_GUESSERS, option_steps=option_steps),
 )

@@ -13,8 +13,10 @@ three schemes (``design: paper``).
 """
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 
+from ..necessity import option_steps
 from ..op_grammar import Op, format_ops, parse_ops
 from ..errors import InputError
 from ..geometry import view_ops
@@ -126,16 +128,17 @@ class ChoicePlanner(Planner):
         return None
 
     # ------------------------------------------------------------------ options
-    def grid_for(self, prog, base, rng, why: Counter, start_like, scheme: str) -> list | None:
-        """Four option programs (the true one first) that pass every check, or None."""
+    def grid_for(self, prog, base, rng, why: Counter, start_like, scheme: str) -> tuple | None:
+        """(four option programs, the true one first, that pass every check; the change each
+        product factor made, or None for the paper's schemes), or None."""
         dd = self.d["distractors"]
         need = self.d["options"]
         if dd["design"] == "product":
-            for grid in list(product_grids(prog, dd["product"], self.d, rng))[: self.tries()]:
+            for grid, kinds in itertools.islice(product_grids(prog, dd["product"], self.d, rng), self.tries()):
                 bad = next((r for c in grid if (r := self.option_problem(base, c, start_like))), None) or \
                     next((r for i, a in enumerate(grid) for b in grid[i + 1:] if (r := self.differ(base, a, b))), None)
                 if bad is None:
-                    return grid
+                    return grid, kinds
                 why[bad] += 1
             return None
         cands = scheme_distractors(scheme, prog, self.d)
@@ -147,7 +150,7 @@ class ChoicePlanner(Planner):
             if bad is None:
                 picked.append(c)
                 if len(picked) == need:
-                    return picked
+                    return picked, None
             else:
                 why[bad] += 1
         return None
@@ -167,14 +170,14 @@ class ChoicePlanner(Planner):
             base = self.base_ops(prog)
             start_like = self.target + (self.start + [self.reference_after(prog)]
                                         if d["target"] == "after_image" else [])
-            grid = self.grid_for(prog, base, rng, why, start_like, scheme)
-            if grid is not None:
-                chosen = (prog, base, grid)
+            found = self.grid_for(prog, base, rng, why, start_like, scheme)
+            if found is not None:
+                chosen = (prog, base, *found)
                 break
             why["no option set passes the checks"] += 1
         if chosen is None:
             raise Rejected(f"no program with {d['options']} visibly different options within {self.tries()} tries")
-        prog, base, grid = chosen
+        prog, base, grid, kinds = chosen
         self.used.add(prog)
         order = list(LETTERS[: d["options"]])
         correct = order.index(letter)
@@ -199,7 +202,9 @@ class ChoicePlanner(Planner):
                                                 for i, a in enumerate(progs) for b in progs[i + 1:]), 3)}
         if d["distractors"]["design"] == "product":
             program["grid"] = [format_ops(g) for g in grid]
-            program["changes"] = [dict(c) for c in d["distractors"]["product"]]
+            # the change each factor made in THIS question (drawn among the spec's kinds)
+            program["changes"] = [{"step": f["step"], "change": k}
+                                  for f, k in zip(d["distractors"]["product"], kinds)]
         else:
             program["scheme"] = scheme
         if d["target"] == "other_complex":
@@ -239,7 +244,8 @@ class ChoicePlanner(Planner):
 
 
 # ------------------------------------------------------------------ registration
-CHANGE = Map({"step": (Int(0, 1), REQUIRED), "change": (Enum(CHANGES), REQUIRED)})
+# one factor of the 2×2 product: the step it changes and the kinds of change drawn from per question
+FACTOR = Map({"step": (Int(0, 1), REQUIRED), "changes": (List(Enum(CHANGES)), REQUIRED)})
 SCHEMA = {
     "views": (List(VIEWS), REQUIRED),
     "after_view": (VIEWS, "front"),
@@ -250,8 +256,8 @@ SCHEMA = {
     "partner_tries": (Int(1, 100), 3),
     "options": (Int(2, 4), 4),
     "distractors": (Map({"design": (Enum(("product", "paper")), "product"),
-                         "product": (List(CHANGE, 2, 2), [{"step": 0, "change": "sign"},
-                                                          {"step": 1, "change": "magnitude"}]),
+                         "product": (List(FACTOR, 2, 2), [{"step": 0, "changes": ["sign"]},
+                                                          {"step": 1, "changes": ["sign", "magnitude"]}]),
                          "schemes": (List(Enum(SCHEMES)), list(SCHEMES))}), {}),
     "rejection": (rejection(min_option_rmsd=(Num(0), REQUIRED), min_option_view_px=(Num(0), REQUIRED),
                             min_in_frame=(Num(0, 1), 0.9)), REQUIRED),
@@ -280,8 +286,9 @@ def _check(name):
             if d["options"] != 4:
                 raise InputError(path, "options: the 2×2 product design has exactly 4 options")
             c1, c2 = dd["product"]
-            if c1 == c2:
-                raise InputError(path, "distractors.product: two different changes are needed")
+            if c1["step"] == c2["step"]:       # else knowing the other step would single out the answer
+                raise InputError(path, "distractors.product: the two factors must change different steps "
+                                       "(step 0 and step 1), so that every step is needed")
         progs = candidate_programs(d)
         if not progs:
             raise InputError(path, "steps: no candidate program")
@@ -313,7 +320,8 @@ def _features(program: dict) -> list:
 # letters (the answer kind's letter audit), and their options images (the image guessers).
 TASK_TYPES = tuple(
     TaskType(name, ChoicePlanner, SCHEMA, FIELDS, "letter", check=_check(name), features=_features,
-             description=desc, paper_average=False, audit=guessers.option_images, guessers=guessers.IMAGE_GUESSERS)
+             description=desc, paper_average=False, audit=guessers.option_images, guessers=guessers.IMAGE_GUESSERS,
+             option_steps=option_steps)
     for name, desc in (("translation_rotation", "Apply the translation + rotation seen on the reference to the target."),
                        ("rotation_rotation", "Apply the two rotations seen on the reference to the target.")))
 

@@ -50,6 +50,9 @@ class TaskType:
     # audit: (records, rows, section, load_image) → None; adds this task's guessers to ``rows``
     audit: Callable | None = None
     guessers: tuple = ()                   # names (or regular expressions) of the guessers ``audit`` reports
+    # necessity: program → (each option's steps, the correct option's index) or None; the audit then
+    # measures how often each step is needed (``core/necessity.py``); None = not a stepped choice task
+    option_steps: Callable | None = None
     # baseline: (records of the task) → (record, rng, atoms) → a random answer; None = the answer kind's
     random_answer: Callable | None = None
     extra: dict = field(default_factory=dict)

@@ -42,6 +42,11 @@ BASE_FIELDS = frozenset({"structure", "ligand", "n_images", "image_list", "colou
                          "command_grammar", "answer_format"})
 
 KNOWN_SHORTCUT = Map({"task": (Str(), REQUIRED), "guesser": (Str(), REQUIRED), "reason": (Str(), REQUIRED)})
+# necessity (core/necessity.py): a step needed in fewer questions than min_needed fails the audit;
+# magnitudes: per task, the least share of questions in which each step's magnitude must be needed
+NECESSITY = Map({"min_needed": (Num(0, 1), 0.5),
+                 "magnitudes": (List(Map({"task": (Str(), REQUIRED), "min_needed": (Num(0, 1), REQUIRED)}),
+                                     min_len=0), [])})
 SUITE = Map({
     "name": (Str(), REQUIRED),
     "description": (Str(), None),
@@ -55,7 +60,8 @@ SUITE = Map({
     "style": (Map({"scale_bar": (Map({"enabled": (Bool(), None)}), {})}), {}),
     "audit": (Map({"margin": (Num(0, 1), 0.05), "confidence": (Num(0.5, 0.9999), 0.99),
                    "image_size": (Int(8, 512), 64),
-                   "known_shortcuts": (List(KNOWN_SHORTCUT, min_len=0), [])}), {}),
+                   "known_shortcuts": (List(KNOWN_SHORTCUT, min_len=0), []),
+                   "necessity": (NECESSITY, {})}), {}),
 })
 
 
@@ -147,6 +153,10 @@ def load_suite(path) -> list[TaskSpec]:
         if not any(ks["guesser"] == p or re.fullmatch(p, ks["guesser"]) for p in REGISTRY.guessers(types[ks["task"]])):
             raise InputError(path, f"audit.known_shortcuts[{k}].guesser: {ks['guesser']!r} is not a guesser the "
                                    f"audit reports for {ks['task']}")
+    for k, m in enumerate(suite["audit"]["necessity"]["magnitudes"]):
+        if m["task"] not in names:
+            raise InputError(path, f"audit.necessity.magnitudes[{k}].task: {m['task']!r} is not a task of this "
+                                   f"suite ({', '.join(sorted(names))})")
     return tasks
 
 
