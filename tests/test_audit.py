@@ -4,7 +4,7 @@ import json
 import numpy as np
 import pytest
 
-from misigen.core.audit import audit_records, image_guessers, text_guessers, wilson_lower
+from misigen.core.audit import audit_records, format_audit, image_guessers, text_guessers, wilson_lower
 
 
 def test_wilson_lower_bound():
@@ -102,3 +102,89 @@ def test_chance_follows_the_number_of_options():
     rows = {g["guesser"]: g for g in rep["tasks"]["interaction_location"]["guessers"]}
     assert rows["always A"]["chance"] == pytest.approx(1 / 3, abs=1e-3) and rep["ok"]
     assert "always D" not in rows
+
+
+# ------------------------------------------------------------------ necessity (issue 16)
+def _stepped(task, options, correct):
+    """A choice record whose program lists each option's steps, as the planners write them."""
+    ops = [[{"op": v, "axis": a, "value": float(x)} for v, a, x in opt] for opt in options]
+    texts = [", ".join(f"{v} {a} {x}" for v, a, x in opt) for opt in options]
+    return {"id": f"{task}-{len(options)}", "task": task, "answer": "ABCD"[correct], "images": [],
+            "options": texts if task == "interaction_location" else [f"images/{t}.png" for t in texts],
+            "program": {"kind": "location" if task == "interaction_location" else "choice", "correct": "ABCD"[correct],
+                        "options": [{"letter": "ABCD"[k], "ops": o, "correct": k == correct}
+                                    for k, o in enumerate(ops)]}}
+
+
+def test_necessity_per_step():
+    from misigen.core.necessity import needed, option_steps
+    # the old T5 design: every option keeps the true translation, so knowing the rotation is enough
+    old = _stepped("translation_rotation", [[("move", "x", 3), ("roll", "y", r)] for r in (45, -45, 30, -30)], 0)
+    assert needed(*option_steps(old["program"])) == ([False, True], [False, True])
+    # a product over two steps: translation sign × rotation magnitude
+    new = _stepped("translation_rotation", [[("move", "x", t), ("roll", "y", r)] for t in (3, -3) for r in (45, 30)], 0)
+    assert needed(*option_steps(new["program"])) == ([True, True], [False, True])
+    # T8 with a sign flip on x and a magnitude change on y
+    t8 = _stepped("interaction_location", [[("move", "x", a), ("move", "y", b)] for a in (2, -2) for b in (5, 3)], 3)
+    assert needed(*option_steps(t8["program"])) == ([True, True], [False, True])
+    # datasets written before options recorded their steps: parsed from the option texts
+    prog = {"options": [{"text": "move x 2, move y 5", "correct": True}, {"text": "move x -2, move y 5"}]}
+    assert needed(*option_steps(prog)) == ([True, False], [False, False])
+    assert option_steps({"options": [{"text": "A"}, {"text": "B"}]}) is None
+
+
+def test_audit_flags_a_step_needed_too_seldom():
+    settings = {"margin": 0.05, "confidence": 0.99,
+                "necessity": {"min_needed": 0.5, "magnitudes": [{"task": "interaction_location", "min_needed": 0.25}]}}
+    rng = np.random.default_rng(3)
+    old, new, signs_only = [], [], []
+    for k in range(120):
+        c = int(rng.integers(4))
+        old.append(_stepped("translation_rotation", [[("move", "x", 3), ("roll", "y", r)] for r in (45, -45, 30, -30)], c))
+        new.append(_stepped("translation_rotation", [[("move", "x", t), ("roll", "y", r)] for t in (3, -3) for r in (45, 30)], c))
+        b2 = -8 if k % 2 else 5                       # half the y partners change the magnitude
+        signs_only.append(_stepped("interaction_location", [[("move", "x", a), ("move", "y", b)]
+                                                            for a in (2, -2) for b in (-5, b2)], c))
+    rep = audit_records(old, None, settings)
+    assert not rep["ok"]
+    assert [(u["task"], u["step"], u["what"]) for u in rep["unneeded"]] == [("translation_rotation", "step 1: move x", "step")]
+    steps = rep["tasks"]["translation_rotation"]["necessity"]["steps"]
+    assert steps[0]["share"] == 0.0 and steps[1]["share"] == 1.0
+    # pooled with as many good questions: needed in exactly half, which is not "fewer than half"
+    rep = audit_records(old + new, None, settings)
+    assert rep["tasks"]["translation_rotation"]["necessity"]["steps"][0]["share"] == 0.5 and rep["ok"]
+    rep = audit_records(new, None, settings)
+    assert rep["ok"] and rep["tasks"]["translation_rotation"]["necessity"]["steps"][0]["share"] == 1.0
+    # T8: x only ever flips its sign, so its magnitude is never needed; y's is, in half the questions
+    rep = audit_records(signs_only, None, settings)
+    flags = [(u["step"], u["what"]) for u in rep["unneeded"]]
+    assert flags == [("step 1: move x", "magnitude")], flags
+    y = rep["tasks"]["interaction_location"]["necessity"]["steps"][1]
+    assert y["magnitude_share"] == 0.5 and not y["magnitude_flagged"]
+    assert "TOO SELDOM" in format_audit(rep)
+    # a small set does not raise a false alarm: 1 of 4 is not evidence of "fewer than a quarter"
+    assert audit_records(signs_only[:4], None, settings)["tasks"]["interaction_location"]["necessity"]["steps"][0][
+        "magnitude_upper_bound"] > 0.25
+
+
+def test_partial_solvers_are_judged_against_one_factor():
+    """'Nearest the reference after-image' may solve one factor (T5's translation): judged against 0.5,
+    not chance; a guesser that looks only at the options stays judged against chance."""
+    rng = np.random.default_rng(0)
+    recs, imgs = [], {}
+    for k in range(200):
+        c = int(rng.integers(4))
+        # options = translation (2 values) × rotation (2 values); the after-image shows the translation
+        t_true = c // 2
+        for j in range(4):
+            imgs[f"images/{k}_{j}.png"] = np.full((4, 4), float(j // 2)) + (0.1 * (j % 2))
+        imgs[f"images/{k}_ref.png"] = np.full((4, 4), float(t_true)) + 0.05
+        recs.append({"id": f"r{k}", "task": "translation_rotation", "answer": "ABCD"[c],
+                     "images": [f"images/{k}_ref.png"], "options": [f"images/{k}_{j}.png" for j in range(4)],
+                     "program": {"kind": "choice", "image_roles": ["reference after"]}})
+    rep = audit_records(recs, lambda p: imgs.get(p), {"margin": 0.05, "confidence": 0.99})
+    rows = {g["guesser"]: g for g in rep["tasks"]["translation_rotation"]["guessers"]}
+    near = rows["nearest to the reference after"]
+    assert near["kind"] == "partial solver" and near["chance"] == 0.5 and 0.4 < near["accuracy"] < 0.6
+    assert not near["flagged"]
+    assert rows["odd one out (pixels)"]["chance"] == 0.25
