@@ -83,9 +83,14 @@ def test_audit_command_on_a_planned_dataset(tmp_path, examples, cli):
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["audit"]["ok"] and manifest["audit_settings"]["margin"] == 0.05
     res = cli("audit", out)
-    assert res.returncode == 0 and "guesser(s) above chance" in res.stdout
+    assert res.returncode == 0 and "guesser(s) above their bar" in res.stdout and "needed too seldom" in res.stdout
     report = json.loads((out / "audit.json").read_text())
     assert set(report["tasks"]) >= {"translation", "interaction_location", "residue_ligand_interaction"}
+    # the necessity table, from the programs: every step of the choice tasks needed in every question
+    for task in ("translation_rotation", "rotation_rotation", "interaction_location"):
+        steps = report["tasks"][task]["necessity"]["steps"]
+        assert len(steps) == 2 and all(st["share"] == 1.0 for st in steps), (task, steps)
+    assert "necessity" not in report["tasks"]["translation"] and report["unneeded"] == []
     # a dataset whose answers all say A is caught
     lines = [json.loads(l) for l in (out / "annotations.jsonl").read_text().splitlines()]
     biased = [dict(r, answer="A") if r["task"] == "interaction_location" else r for r in lines] * 8
