@@ -29,7 +29,6 @@ import math
 from collections import defaultdict
 from statistics import NormalDist
 
-
 from .necessity import necessity
 from .tasks.catalog import REGISTRY
 from .tasks.guessers import image_guessers, text_guessers  # noqa: F401  (re-exported: the audit's guessers)
@@ -194,9 +193,9 @@ def format_audit(report: dict) -> str:
                 cells.append(f"{share:6.3f} {up:6.3f} {'' if least is None else f'{least:.2f}':>5s} {verdict:10s}")
             necessity_lines.append(f"{task:28s} {st['label'][:22]:22s} {n:5d}  " + "  ".join(cells))
     if necessity_lines:
-        lines += ["", f"{'task':28s} {'step':22s} {'n':>5s}  {'needed':>6s} {'up':>6s} {'min':>5s} {'verdict':10s}  "
-                      f"{'|v|':>6s} {'up':>6s} {'min':>5s} verdict",
-                  *necessity_lines]
+        header = (f"{'task':28s} {'step':22s} {'n':>5s}  {'needed':>6s} {'up':>6s} {'min':>5s} {'verdict':10s}  "
+                  f"{'|v|':>6s} {'up':>6s} {'min':>5s} verdict")
+        lines += ["", header, *necessity_lines]
     s = report["settings"]
     lines.append(f"{len(report['flagged'])} guesser(s) above their bar + {s['margin']:.2f} "
                  f"(one-sided {s['confidence']:.0%} bound), {len(report['known'])} known, "
