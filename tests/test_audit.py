@@ -165,11 +165,12 @@ def test_audit_flags_a_step_needed_too_seldom():
     flags = [(u["step"], u["what"]) for u in rep["unneeded"]]
     assert flags == [("step 1: move x", "magnitude")], flags
     y = rep["tasks"]["interaction_location"]["necessity"]["steps"][1]
-    assert y["magnitude_share"] == 0.5 and not y["magnitude_flagged"]
+    assert y["magnitude_share"] == 0.5 and not y["magnitude_flagged"] and y["magnitude_verdict"] == "proven"
+    assert y["verdict"] == "proven" and y["lower_bound"] > 0.9
     assert "TOO SELDOM" in format_audit(rep)
     # a small set does not raise a false alarm: 1 of 4 is not evidence of "fewer than a quarter"
-    assert audit_records(signs_only[:4], None, settings)["tasks"]["interaction_location"]["necessity"]["steps"][0][
-        "magnitude_upper_bound"] > 0.25
+    x = audit_records(signs_only[:4], None, settings)["tasks"]["interaction_location"]["necessity"]["steps"][0]
+    assert x["magnitude_upper_bound"] > 0.25 and x["magnitude_verdict"] == "unproven"
 
 
 def test_partial_solvers_are_judged_against_one_factor():

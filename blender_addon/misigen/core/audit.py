@@ -16,7 +16,7 @@ from the program (``option_steps``): per step, the share of questions in which a
 knows every other step exactly still cannot be sure, and the share in which the step's magnitude
 is needed. A step fails the audit when the one-sided upper Wilson bound of its share is below
 ``necessity.min_needed`` (0.5); a magnitude when below its task's ``necessity.magnitudes``
-minimum (T8: 0.25).
+minimum (T8: 0.25); it is reported "proven" when even the lower bound clears the minimum.
 
 Each judged guesser is compared with chance by a one-sided Wilson lower bound at the suite's
 confidence: it is flagged when that bound exceeds chance + margin, so a small dataset does not
@@ -137,11 +137,16 @@ def _necessity(recs, option_steps, min_needed: float, min_magnitude: float | Non
             k = st[key]
             row[key] = k
             row[key.replace("needed", "share")] = round(k / n, 4)
-            up = wilson_upper(k, n, confidence)
+            up, low = wilson_upper(k, n, confidence), wilson_lower(k, n, confidence)
             row[key.replace("needed", "upper_bound")] = round(up, 4)
+            row[key.replace("needed", "lower_bound")] = round(low, 4)
             if least is not None:
                 row[key.replace("needed", "min")] = least
                 row[key.replace("needed", "flagged")] = up < least
+                # proven: even the lower bound clears the minimum; too seldom (fails): even the upper
+                # bound is below it; in between the set is too small to tell either way
+                row[key.replace("needed", "verdict")] = ("too seldom" if up < least else
+                                                         "proven" if low >= least else "unproven")
                 if up < least:
                     flags.append({"step": st["label"], "what": "magnitude" if key != "needed" else "step",
                                   "share": round(k / n, 4), "upper_bound": round(up, 4), "min": least})
@@ -187,14 +192,15 @@ def format_audit(report: dict) -> str:
             n = sec["necessity"]["n"]
             cells = []
             for key in ("", "magnitude_"):
-                share, up = st[f"{key}share"], st[f"{key}upper_bound"]
+                share, low, up = st[f"{key}share"], st[f"{key}lower_bound"], st[f"{key}upper_bound"]
                 least = st.get(f"{key}min")
-                verdict = "-" if least is None else ("TOO SELDOM" if st.get(f"{key}flagged") else "ok")
-                cells.append(f"{share:6.3f} {up:6.3f} {'' if least is None else f'{least:.2f}':>5s} {verdict:10s}")
+                verdict = "-" if least is None else st[f"{key}verdict"].replace("too seldom", "TOO SELDOM")
+                cells.append(f"{share:6.3f} {low:6.3f} {up:6.3f} {'' if least is None else f'{least:.2f}':>5s} "
+                             f"{verdict:10s}")
             necessity_lines.append(f"{task:28s} {st['label'][:22]:22s} {n:5d}  " + "  ".join(cells))
     if necessity_lines:
-        header = (f"{'task':28s} {'step':22s} {'n':>5s}  {'needed':>6s} {'up':>6s} {'min':>5s} {'verdict':10s}  "
-                  f"{'|v|':>6s} {'up':>6s} {'min':>5s} verdict")
+        header = (f"{'task':28s} {'step':22s} {'n':>5s}  {'needed':>6s} {'low':>6s} {'up':>6s} {'min':>5s} "
+                  f"{'verdict':10s}  {'|v|':>6s} {'low':>6s} {'up':>6s} {'min':>5s} verdict")
         lines += ["", header, *necessity_lines]
     s = report["settings"]
     lines.append(f"{len(report['flagged'])} guesser(s) above their bar + {s['margin']:.2f} "
