@@ -2,7 +2,12 @@
 
 * Choice (``choose_ligand``): the residues named by a selector ``RES:CHAIN:NUM[+RES:CHAIN:NUM…]``
   (used whatever their size), else the largest drug-like HETATM group, else the one small
-  molecule the exclusion list (data/het_groups.yaml) does not name.
+  molecule the exclusion list (data/het_groups.yaml) does not name. When several copies of
+  that component qualify (or a selector leaves the copy open), the copy with most protein
+  contacts is used (ties: the first in file order).
+* Roles (``residue_roles``): what every other residue is — polymer, water, metal, cofactor,
+  additive (the exclusion list) or another copy of the ligand — so that the pocket can be
+  protein residues (core/structure.py ROLES).
 * Composite ligands: HETATM residues covalently bonded to each other (CONECT, LINK or
   covalent-radius distance) form one ligand; atom names are made unique when two of its
   residues share a name (``unique_names``).
@@ -182,10 +187,34 @@ class LigandChoice:
     rows: list                # atom rows of all its residues, in file order
     how: str                  # "named", "largest drug-like group", "only small molecule"
     internal_links: list = field(default_factory=list)   # (row_a, row_b) between its residues
+    copies: dict = field(default_factory=dict)   # copy id → protein contacts, when there were several
 
     @property
     def id(self) -> str:
         return "+".join(residue_id(k) for k in self.residues)
+
+
+def protein_contacts(table, rows, protein_rows) -> int:
+    """Protein heavy atoms within ``copy_contact_distance`` (het_groups.yaml) of any heavy atom of ``rows``."""
+    cutoff = float(het_table()["copy_contact_distance"])
+    heavy = lambda rr: np.asarray([i for i in rr if table.element[i] not in ("H", "D")], dtype=np.int64)  # noqa: E731
+    a, b = heavy(rows), heavy(protein_rows)
+    if not len(a) or not len(b):
+        return 0
+    near = np.zeros(len(b), dtype=bool)
+    for s in range(0, len(b), 4096):
+        d2 = ((table.coords[b[s:s + 4096], None] - table.coords[a][None]) ** 2).sum(-1)
+        near[s:s + 4096] = d2.min(axis=1) <= cutoff * cutoff
+    return int(near.sum())
+
+
+def _most_contacts(table, groups, options, protein_rows) -> tuple[int, dict]:
+    """Index of the option (a list of residue keys) with most protein contacts (ties: first), and
+    {option id: contacts} when there is more than one option."""
+    if len(options) < 2:
+        return 0, {}
+    counts = [protein_contacts(table, [i for k in keys for i in groups[k]], protein_rows) for keys in options]
+    return int(np.argmax(counts)), {"+".join(residue_id(k) for k in keys): n for keys, n in zip(options, counts)}
 
 
 def choose_ligand(path, table, selector: str | None = None, conect=(), links=()) -> LigandChoice:
@@ -193,6 +222,7 @@ def choose_ligand(path, table, selector: str | None = None, conect=(), links=())
     groups = het_groups(table)
     het_links = group_links(table, groups, conect, links)
     protein_rows = [i for i in range(len(table)) if not table.hetero[i]]
+    copies: dict = {}
     if selector:
         chosen = []
         for sel in parse_selectors(selector):
@@ -201,7 +231,10 @@ def choose_ligand(path, table, selector: str | None = None, conect=(), links=())
                 names = ", ".join(sorted({residue_id(k) for k in groups if k[3] not in
                                           set(het_table()["water"])})) or "none"
                 raise InputError(path, f"ligand {sel} not found among HETATM groups ({names})")
-            chosen.append(hits[0])    # first in file order when the selector leaves it open
+            # a selector that leaves the copy open (GLN, GLN:B): the copy with most protein contacts
+            best, found = _most_contacts(table, groups, [[k] for k in hits], protein_rows)
+            chosen.append(hits[best])
+            copies.update(found)
         keys = connected(chosen, het_links)
         how = "named"
     else:
@@ -223,7 +256,13 @@ def choose_ligand(path, table, selector: str | None = None, conect=(), links=())
         big = [c for c in candidates if c[0] >= min_heavy]
         if big:
             best = max(big, key=lambda c: c[0])   # first of equals wins (file order): deterministic
-            keys, how = best[1], "largest drug-like group"
+            # several copies of that component: the one the protein holds most (ties: first)
+            component = sorted(k[3] for k in best[1])
+            same = [c[1] for c in candidates if sorted(k[3] for k in c[1]) == component]
+            pick, copies = _most_contacts(table, groups, same, protein_rows)
+            keys, how = same[pick], "largest drug-like group"
+            if copies:
+                how += f", the copy with most protein contacts of {len(same)}"
         elif len(candidates) == 1 and candidates[0][0] > 0:
             keys, how = candidates[0][1], "only small molecule"
         else:
@@ -238,7 +277,40 @@ def choose_ligand(path, table, selector: str | None = None, conect=(), links=())
     keys = keys[:1] + sorted(keys[1:], key=order.get)
     rows = sorted(i for k in keys for i in groups[k])
     internal = sorted({p for (a, b), ps in het_links.items() if a in keys and b in keys for p in ps})
-    return LigandChoice(residues=keys, rows=rows, how=how, internal_links=internal)
+    return LigandChoice(residues=keys, rows=rows, how=how, internal_links=internal, copies=copies)
+
+
+def residue_roles(table, ligand_rows=(), ligand_components=()) -> list[str]:
+    """Per table row, what its residue is (core/structure.py ROLES): "ligand" (``ligand_rows``),
+    "polymer" (ATOM records, and HETATM residues peptide-bonded to the chain: MSE, TPO …),
+    "water", "copy" (a residue of one of ``ligand_components``, not the ligand), "metal" (a
+    group of metal atoms only), "additive" (named by the exclusion list: non-metal ions, buffers,
+    additives, sugars) or "cofactor" (any other HETATM group)."""
+    table_h = het_table()
+    water = {str(n) for n in table_h["water"]}
+    excluded = excluded_names()
+    lig = set(ligand_rows)
+    components = set(ligand_components)
+    protein_rows = [i for i in range(len(table)) if not table.hetero[i]]
+    roles = ["polymer"] * len(table)
+    for key, rows in het_groups(table).items():
+        if key[3] in water:
+            role = "water"
+        elif all(is_metal(table.element[i]) for i in rows):
+            role = "metal"
+        elif _polymer_linked(table, rows, protein_rows):
+            role = "polymer"
+        elif key[3] in components:
+            role = "copy"
+        elif key[3] in excluded:
+            role = "additive"
+        else:
+            role = "cofactor"
+        for i in rows:
+            roles[i] = role
+    for i in lig:
+        roles[i] = "ligand"
+    return roles
 
 
 def protein_links(table, lig_rows, links=()) -> list[tuple[int, int]]:

@@ -276,6 +276,7 @@ def load_structure(source: StructureSource, ligand: str | None = None) -> Struct
         lig_charges = [a.GetFormalCharge() for a in mol.GetAtoms()]
         lig_meta = {"ligand_source": str(source.ligand), "ligand_bond_orders": "file"}
         lig_names = _mol2_names_if_any(source.ligand, mol, lig_names, lig_meta)
+        roles = het_ligand.residue_roles(table, (), {lig_res[0]} - {"LIG"})
     else:
         text = check_text_file(source.protein)
         conect, links = read_conect(text), read_link_records(text)
@@ -299,6 +300,9 @@ def load_structure(source: StructureSource, ligand: str | None = None) -> Struct
                     else "unknown (PDB); perceived from geometry when needed", **chem_meta}
         if renamed:
             lig_meta["ligand_atom_names"] = "prefixed with their residue (two residues share names)"
+        if choice.copies:
+            lig_meta["ligand_copies"] = choice.copies     # copy id → protein contacts (the most wins)
+        roles = het_ligand.residue_roles(table, rows, {k[3] for k in choice.residues})
     n_lig = len(lig_names)
     if n_lig == 0:
         raise InputError(source.ligand or source.protein, "ligand has no atoms")
@@ -316,7 +320,9 @@ def load_structure(source: StructureSource, ligand: str | None = None) -> Struct
         ligand=np.array([False] * n_prot + [True] * n_lig),
         hetero=np.array(pick(table.hetero) + [True] * n_lig, dtype=bool),
         formal_charge=np.array([0] * n_prot + lig_charges, dtype=np.int64),
+        role=np.array(pick(roles) + ["ligand"] * n_lig, dtype=object).astype(str),
     )
+    lig_meta["non_protein"] = _non_protein_groups(structure_cols)
     bond_list = _protein_bonds(coords, structure_cols, n_prot)
     for b in mol.GetBonds():
         order = 1.5 if b.GetIsAromatic() else float(b.GetBondTypeAsDouble() or 1.0)
@@ -327,6 +333,19 @@ def load_structure(source: StructureSource, ligand: str | None = None) -> Struct
                           ligand_mol=mol, meta=lig_meta, **structure_cols)
     _check_ligand_clash(source, structure)
     return structure
+
+
+def _non_protein_groups(cols) -> dict:
+    """{role: [RES:CHAIN:NUM, …]} of the non-ligand residues that are neither polymer nor water
+    (left out of the pocket unless the style keeps metals/cofactors), in file order."""
+    out: dict = {}
+    seen: set = set()
+    for role, key in zip(cols["role"], zip(cols["chain"], cols["resseq"].tolist(), cols["icode"], cols["resname"])):
+        if role in ("polymer", "water", "ligand") or key in seen:
+            continue
+        seen.add(key)
+        out.setdefault(str(role), []).append(het_ligand.residue_id(key))
+    return out
 
 
 def _mol2_names_if_any(ligand_path: Path, mol, names: list, meta: dict) -> list:
@@ -374,11 +393,13 @@ def _check_ligand_clash(source, s: Structure) -> None:
 
 
 # ------------------------------------------------------------------ pocket and shown atoms
-def pocket_residue_mask(s: Structure, cutoff: float = 10.0, waters: bool = False) -> np.ndarray:
-    """Atoms of every non-ligand residue with any heavy atom within ``cutoff`` Å of a ligand heavy atom."""
+def pocket_residue_mask(s: Structure, cutoff: float = 10.0, waters: bool = False, keep=()) -> np.ndarray:
+    """Atoms of every pocket candidate residue (``Structure.pocket_candidates(keep)``: protein, plus
+    metals/cofactors if kept; waters if ``waters``) with any heavy atom within ``cutoff`` Å of a
+    ligand heavy atom."""
     heavy = ~s.is_hydrogen
     lig = s.coords[s.ligand & heavy]
-    cand = ~s.ligand & heavy & (waters | ~s.is_water)
+    cand = heavy & (s.pocket_candidates(keep) | (s.is_water & waters))
     near = np.zeros(s.n_atoms, dtype=bool)
     idx = np.nonzero(cand)[0]
     for start in range(0, len(idx), 4096):
@@ -387,19 +408,17 @@ def pocket_residue_mask(s: Structure, cutoff: float = 10.0, waters: bool = False
         near[chunk] = d2.min(axis=1) <= cutoff * cutoff
     res = s.residue_index()
     hit = np.unique(res[near])
-    mask = np.isin(res, hit) & ~s.ligand
-    if not waters:
-        mask &= ~s.is_water
-    return mask
+    return np.isin(res, hit) & (s.pocket_candidates(keep) | (s.is_water & waters))
 
 
 def shown_mask(s: Structure, cutoff: float | None = 10.0, hydrogens: bool = False,
-               waters: bool = False, ligand: bool = True, protein: bool = True) -> np.ndarray:
-    """What a render shows: ligand + pocket residues (or the whole protein if cutoff is None)."""
+               waters: bool = False, ligand: bool = True, protein: bool = True, keep=()) -> np.ndarray:
+    """What a render shows: ligand + pocket residues (or the whole protein if cutoff is None).
+    ``keep``: "metals", "cofactors" shown besides the protein (``Structure.pocket_candidates``)."""
     if cutoff is None:
-        prot = ~s.ligand & (waters | ~s.is_water)
+        prot = s.pocket_candidates(keep) | (s.is_water & waters)
     else:
-        prot = pocket_residue_mask(s, cutoff, waters)
+        prot = pocket_residue_mask(s, cutoff, waters, keep)
     mask = (s.ligand if ligand else np.zeros(s.n_atoms, bool)) | (prot if protein else False)
     if not hydrogens:
         mask &= ~s.is_hydrogen

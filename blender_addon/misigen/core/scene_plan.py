@@ -67,7 +67,7 @@ def shown_structure(s: Structure, spec_or_style, parts=PARTS, residues=None) -> 
     sel = style["selection"]
     cutoff = sel["pocket_cutoff"] if sel["pocket_cutoff"] > 0 else None   # 0 = whole protein
     mask = shown_mask(s, cutoff, sel["hydrogens"], sel["waters"],
-                      ligand="ligand" in parts, protein="protein" in parts)
+                      ligand="ligand" in parts, protein="protein" in parts, keep=pocket_keep(style))
     if residues is not None:
         keys = {(str(c), int(n), str(ic)) for c, n, ic in residues}
         in_res = np.fromiter(((c, n, ic) in keys for c, n, ic in zip(s.chain.tolist(), s.resseq.tolist(),
@@ -85,6 +85,12 @@ def pose(structure: Structure, spec: RenderSpec) -> tuple[Structure, dict]:
 def scene_atoms(structure: Structure, spec: RenderSpec) -> Structure:
     """The atoms a scene must hold to render ``spec`` (both parts; a render hides what it omits)."""
     return shown_structure(structure, spec.style, PARTS, spec.residues)
+
+
+def pocket_keep(style: dict) -> tuple:
+    """What the style keeps in the pocket besides protein: ("metals", "cofactors") or fewer."""
+    sel = style["selection"]
+    return tuple(k for k in ("metals", "cofactors") if sel.get(k))
 
 
 def rotation_centre(shown: Structure) -> np.ndarray:

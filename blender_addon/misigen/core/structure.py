@@ -12,6 +12,14 @@ import numpy as np
 
 WATER_NAMES = frozenset({"HOH", "WAT", "H2O", "DOD", "SOL", "TIP", "TIP3", "SPC"})
 
+# What each atom's residue is (``Structure.role``). The pocket and the interaction partners are
+# "polymer" residues (protein, modified residues, nucleic acids), plus the roles of POCKET_EXTRAS
+# a style chooses (selection.metals / selection.cofactors); "additive" (the exclusion list of
+# data/het_groups.yaml: non-metal ions, buffers, additives, sugars) and "copy" (another copy of
+# the ligand's component) never are. docs/INTERACTIONS.md "The pocket".
+ROLES = ("polymer", "ligand", "water", "metal", "cofactor", "additive", "copy")
+POCKET_EXTRAS = {"metals": "metal", "cofactors": "cofactor"}
+
 
 @dataclass
 class Structure:
@@ -31,6 +39,7 @@ class Structure:
     sources: tuple = ()         # files the structure came from
     ligand_mol: object = None   # RDKit Mol of the ligand (atom k ↔ k-th ligand row), if any
     meta: dict = field(default_factory=dict)
+    role: np.ndarray | None = None   # (N,) str, one of ROLES; None: every non-ligand atom is "polymer"
 
     # ----------------------------------------------------------- derived views
     @property
@@ -44,6 +53,17 @@ class Structure:
     @property
     def is_water(self) -> np.ndarray:
         return np.isin(self.resname, tuple(WATER_NAMES))
+
+    def pocket_candidates(self, keep=()) -> np.ndarray:
+        """Non-ligand atoms that may be pocket residues and interaction partners: polymer
+        residues, plus metals and/or cofactors when ``keep`` names them ("metals", "cofactors").
+        Waters are not candidates (the style's selection.waters shows them on its own)."""
+        unknown = set(keep) - set(POCKET_EXTRAS)
+        if unknown:
+            raise ValueError(f"unknown pocket extra(s) {sorted(unknown)}; choose from {sorted(POCKET_EXTRAS)}")
+        if self.role is None:
+            return ~self.ligand & ~self.is_water
+        return np.isin(self.role, ("polymer",) + tuple(POCKET_EXTRAS[k] for k in keep)) & ~self.ligand
 
     def residue_keys(self) -> list[tuple]:
         """Per-atom residue identity (chain, resseq, icode, resname)."""
@@ -89,6 +109,7 @@ class Structure:
             formal_charge=self.formal_charge[mask],
             bonds=bonds.reshape(-1, 2), bond_order=self.bond_order[keep] if len(self.bonds) else np.zeros(0),
             ligand_mol=ligand_mol, meta=dict(self.meta),
+            role=self.role[mask] if self.role is not None else None,
         )
 
 

@@ -78,6 +78,19 @@ def _style_args(p: argparse.ArgumentParser) -> None:
                    help="camera projection (default: the preset's, perspective)")
     g.add_argument("--no-labels", action="store_true", help="draw no labels")
     g.add_argument("--whole-protein", action="store_true", help="show the whole protein, not the pocket")
+    _keep_args(g)
+
+
+def _keep_args(g) -> None:
+    g.add_argument("--keep-metals", action="store_true",
+                   help="metal ions count as pocket residues and interaction partners (default: protein only)")
+    g.add_argument("--keep-cofactors", action="store_true",
+                   help="cofactors (HETATM groups neither the ligand, a copy of it, nor on the exclusion list "
+                        "of core/data/het_groups.yaml) count as pocket residues and partners (default: protein only)")
+
+
+def keep_from_args(args) -> tuple:
+    return tuple(k for k in ("metals", "cofactors") if getattr(args, f"keep_{k}", False))
 
 
 def style_from_args(args) -> dict:
@@ -90,6 +103,8 @@ def style_from_args(args) -> dict:
         over.setdefault("camera", {})["projection"] = args.projection
     if args.whole_protein:
         over.setdefault("selection", {})["pocket_cutoff"] = 0.0
+    for k in keep_from_args(args):
+        over.setdefault("selection", {})[k] = True
     return load_style(args.scene, over or None)
 
 
@@ -193,6 +208,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dist-slop", type=float, default=0.4, help="H-bond distance slop, Å (default: 0.4)")
     p.add_argument("--angle-slop", type=float, default=20.0, help="H-bond angle slop, degrees (default: 20)")
     p.add_argument("--json", action="store_true", help="one JSON object per structure instead of a table")
+    _keep_args(p)
     p.set_defaults(func=cmd_interactions)
 
     p = sub.add_parser("build-extension", help="build the Blender extension zip (prints its path last)")
@@ -316,7 +332,7 @@ def cmd_interactions(args) -> int:
             s = load_structure(source, args.ligand)
             t0 = time.perf_counter()
             found = find_interactions(s, kinds=kinds, relax=not args.no_relax, dist_slop=args.dist_slop,
-                                      angle_slop=args.angle_slop)
+                                      angle_slop=args.angle_slop, keep=keep_from_args(args))
             ms = (time.perf_counter() - t0) * 1000
         except (InputError, ValueError) as exc:   # bad input: said, and the other structures go on
             print(f"error: {exc}", file=sys.stderr)

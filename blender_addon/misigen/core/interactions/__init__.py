@@ -17,9 +17,12 @@ __all__ = ["INTERACTION_KINDS", "Interaction", "find_interactions", "format_tabl
 
 
 def find_interactions(structure, kinds=("hbond",), relax=True, dist_slop=0.4,
-                      angle_slop=20.0, definition=None) -> list[Interaction]:
-    """Protein (non-ligand, non-water) – ligand interactions of the named kinds, sorted by
-    (chain, resseq, icode, protein atom, ligand atom, kind)."""
+                      angle_slop=20.0, definition=None, keep=()) -> list[Interaction]:
+    """Protein – ligand interactions of the named kinds, sorted by (chain, resseq, icode,
+    protein atom, ligand atom, kind). The protein side is ``structure.pocket_candidates(keep)``:
+    protein residues, plus metals/cofactors when ``keep`` names them; waters, buffers/additives
+    and other copies of the ligand are never partners (they still shape the chemistry: a metal
+    near a planar N stops it donating)."""
     if isinstance(kinds, str):
         kinds = tuple(k.strip() for k in kinds.split(",") if k.strip())
     unknown = [k for k in kinds if k not in INTERACTION_KINDS]
@@ -38,4 +41,5 @@ def find_interactions(structure, kinds=("hbond",), relax=True, dist_slop=0.4,
     if others:
         from .other_interactions import find_other
         out += find_other(T, others)
-    return sort_interactions(out)
+    partners = structure.pocket_candidates(keep)
+    return sort_interactions([it for it in out if partners[it.protein_index]])

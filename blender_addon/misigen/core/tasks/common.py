@@ -14,7 +14,7 @@ import numpy as np
 from .. import geometry
 from ..camera import Camera, frame_points
 from ..op_grammar import Op, format_number
-from ..scene_plan import PARTS, RenderSpec, part_matrices, posed_coords, shown_structure
+from ..scene_plan import PARTS, RenderSpec, part_matrices, pocket_keep, posed_coords, shown_structure
 from ..structure import Structure
 from ..style import atom_radii, style_hash
 
@@ -280,7 +280,8 @@ class Context:
         def make():
             from ..interactions import find_interactions
             seen, out = set(), []
-            for it in find_interactions(self.structure, kinds=("hbond",), definition=definition):
+            for it in find_interactions(self.structure, kinds=("hbond",), definition=definition,
+                                          keep=pocket_keep(self.style)):
                 if it.kind != "hbond":
                     continue
                 key = (it.chain, int(it.resseq), it.icode, it.resname, it.protein_atom, it.ligand_atom)
@@ -298,7 +299,8 @@ class Context:
         def make():
             from ..interactions import find_interactions
             seen, out = set(), []
-            for it in find_interactions(self.structure, kinds=(kind,), definition=definition):
+            for it in find_interactions(self.structure, kinds=(kind,), definition=definition,
+                                          keep=pocket_keep(self.style)):
                 if it.kind == kind and it.identity() not in seen:
                     seen.add(it.identity())
                     out.append(it)
