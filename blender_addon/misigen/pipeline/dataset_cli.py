@@ -42,7 +42,8 @@ def add_dataset_commands(sub) -> None:
                         "lmms-eval: an lmms-eval task folder")
     p.add_argument("--out", required=True, type=Path, help="export folder")
     p.add_argument("--few-shot", type=int, default=0, metavar="K",
-                   help="prepend K worked examples of the same task from the train split (other structures)")
+                   help="prepend K worked examples of the same task from other complexes (train split; every split "
+                        "when the dataset has none)")
     _subset_args(p, default_split=None)
     p.set_defaults(func=run_dataset_command)
 

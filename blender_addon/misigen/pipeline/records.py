@@ -5,7 +5,8 @@ from __future__ import annotations
 import codecs
 import hashlib
 import json
-from pathlib import Path
+import re
+from pathlib import Path, PurePosixPath
 
 from ..core.errors import InputError
 from ..core.tasks.spec import load_dataset_modules
@@ -107,13 +108,39 @@ def tiny(records, n: int | None, seed: int) -> list[dict]:
     return sorted(chosen, key=lambda r: r["id"])
 
 
+IMAGE_KEY = re.compile(r"^(?P<structure>.+)_[0-9a-f]{16}$")   # images/<structure id>_<16 hex>.png
+
+
+def shown_structures(record: dict) -> set[str]:
+    """Every complex a record's prompt shows: its own, and any other whose images it uses (T5
+    pairs a complex with a partner); read from the image names (``<structure>_<hash>.png``)."""
+    out = {record["structure"]}
+    for rel in prompt_images(record):
+        m = IMAGE_KEY.match(PurePosixPath(str(rel)).stem)
+        if m:
+            out.add(m.group("structure"))
+    return out
+
+
+def few_shot_pool(records: list[dict]) -> tuple[list[dict], str]:
+    """Where worked examples come from: the train split, or every record when the dataset has no
+    train split; and a note saying which."""
+    train = [r for r in records if r["split"] == "train"]
+    if train:
+        return train, ""
+    return list(records), "the dataset has no train split: worked examples come from other complexes of its test split"
+
+
 def few_shot_examples(question: dict, train: list[dict], k: int, seed: int) -> list[dict]:
-    """``k`` worked examples for ``question``: train records of the same task, never of the same
-    structure, drawn deterministically from (seed, question id). Fewer when fewer exist."""
+    """``k`` worked examples for ``question``: records (``few_shot_pool``) of the same task that show
+    none of the complexes the question shows (so no image of an example reveals the question's
+    complex: docking's crystal pose is in the same complex's T8/T9 images), drawn
+    deterministically from (seed, question id). Fewer when fewer exist."""
     if k <= 0:
         return []
-    pool = [r for r in train if r["task"] == question["task"] and r["structure"] != question["structure"]
-            and r["id"] != question["id"]]
+    mine = shown_structures(question)
+    pool = [r for r in train if r["task"] == question["task"] and r["id"] != question["id"]
+            and not shown_structures(r) & mine]
     pool.sort(key=lambda r: _rank(seed, "shot", question["id"], r["id"]))
     return pool[:k]
 

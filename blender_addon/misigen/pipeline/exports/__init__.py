@@ -5,7 +5,8 @@
 - ``lmms-eval``: an lmms-eval task folder, one task per score row (``lmms_eval.py``).
 
 Every export chooses its questions the same way (``--split``, ``--tiny N`` per task from the
-seed, ``--few-shot K`` examples from the train split, never of the question's structure),
+seed, ``--few-shot K`` examples from the train split (every split when there is none) that show
+none of the complexes the question shows),
 links the dataset's images instead of copying them (a relative symbolic link; a copy of
 only the images used where the file system has no links) and documents its fields in
 ``DIR/README.md``. Nothing is written outside DIR.

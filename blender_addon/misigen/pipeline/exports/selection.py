@@ -1,4 +1,5 @@
-"""What every export shares: choosing its questions (split, ``--tiny``, few-shot examples),
+"""What every export shares: choosing its questions (split, ``--tiny``, few-shot examples: from
+the train split, every split when there is none, never showing a complex the question shows),
 linking the dataset's images, and the sentence that says which questions it holds."""
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 
 from ...core.errors import InputError
 from .. import progress
-from ..records import by_split, few_shot_examples, load_manifest, load_records, prompt_images, tiny
+from ..records import by_split, few_shot_examples, few_shot_pool, load_manifest, load_records, prompt_images, tiny
 
 
 @dataclass
@@ -47,7 +48,9 @@ def select(dataset: Path, split: str, tiny_n: int | None = None, few_shot: int =
     if few_shot < 0:
         raise InputError("--few-shot", f"must be 0 or more, not {few_shot}")
     if few_shot:
-        train = [r for r in records if r["split"] == "train"]
+        train, note = few_shot_pool(records)
+        if note:
+            sel.warnings.append(note)
         short = Counter()
         for r in chosen:
             sel.shots[r["id"]] = few_shot_examples(r, train, few_shot, seed)
@@ -55,7 +58,7 @@ def select(dataset: Path, split: str, tiny_n: int | None = None, few_shot: int =
                 short[r["task"]] += 1
         for task, n in sorted(short.items()):
             sel.warnings.append(f"{task}: {n} question(s) got fewer than {few_shot} worked examples "
-                                f"(too few train records of other structures)")
+                                f"(too few records of other complexes to draw from)")
     return sel
 
 
@@ -87,5 +90,5 @@ def subset_note(sel: Selection) -> str:
     if sel.tiny:
         parts.append(f"{sel.tiny} questions per task drawn with seed {sel.seed}")
     if sel.few_shot:
-        parts.append(f"{sel.few_shot} worked examples per question from the train split (other structures)")
+        parts.append(f"{sel.few_shot} worked examples per question from the train split (other complexes only)")
     return "; ".join(parts)
