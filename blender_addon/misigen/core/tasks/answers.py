@@ -142,14 +142,18 @@ def format_letter(index: int) -> str:
 
 
 # ------------------------------------------------------------------ canonical form (exact match)
-def canonical(kind: str, text: str) -> str:
-    """The answer re-formatted from its parse, so spacing and case do not matter."""
+def canonical(kind: str, text: str, equivalence=None) -> str:
+    """The answer re-formatted from its parse, so spacing and case do not matter. With an
+    ``equivalence`` (``core.equivalence.Equivalence``), H-bond answers name every atom by the first
+    name of its equivalence class (ASP OD2 → OD1), bonds sorted, each distinct bond once."""
     if kind == "ops":
         return format_ops(parse_ops(text))
     if kind == "letter":
         return parse_letter(text)
     if kind == "residue":
         yes, pairs = parse_residue_answer(text)
+        if equivalence is not None:
+            pairs = sorted(map(equivalence.residue_key, set(pairs)))
         return "Yes: " + "; ".join(f"{r} {p}, {l}" for r, p, l in pairs) if yes else "No"
     if kind == "yesno":
         return format_yesno(parse_yesno(text))
@@ -158,5 +162,7 @@ def canonical(kind: str, text: str) -> str:
         return "; ".join(f"{r} {n}{i} {c}" for r, n, i, c in rows) if rows else "No"
     if kind == "pocket":
         bonds = parse_pocket_hbonds(text)
+        if equivalence is not None:
+            bonds = sorted(map(equivalence.pocket_key, set(bonds)))
         return "; ".join(f"{r} {n}{i} {p} {c}, {l}" for r, n, i, p, c, l in bonds) if bonds else "No"
     raise ValueError(kind)

@@ -307,6 +307,11 @@ class Context:
             return out
         return self._memo(("interactions", kind, definition), make)
 
+    def ligand_classes(self) -> list:
+        """The ligand's symmetry classes (``core.equivalence.ligand_classes``), as records carry them."""
+        from ..equivalence import structure_ligand_classes
+        return self._memo(("ligand_classes",), lambda: structure_ligand_classes(self.structure))
+
     def group_rows(self, it) -> tuple[list[int], list[int]]:
         """Full-structure rows of an interaction's protein group and ligand group (by atom name)."""
         s = self.structure

@@ -226,7 +226,8 @@ class ResiduePlanner(HBondPlanner):
                    "min_distance": round(info["distance"], 3), "min_polar_distance": round(info["polar_distance"], 3),
                    "negatives": self.d["negatives"]["mode"], "balance_class": {"answer": cls}}
         if self.kind == "hbond":
-            program.update({"has_hbond": bool(entries), "hbonds": entries})
+            program.update({"has_hbond": bool(entries), "hbonds": entries,
+                            "equivalent_atoms": self.ctx.ligand_classes()})
         else:
             program.update({"answer_kind": "yesno", "interactions": [b.as_dict() for b in bonds]})
         return Planned(question, specs, answer, program)
@@ -264,7 +265,8 @@ class PocketPlanner(HBondPlanner):
         if hbond:
             entries = [hbond_entry(b) for b in self.hb]
             answer = format_pocket_hbonds(entries)
-            program.update({"hbonds": entries, "n_hbonds": len(entries)})
+            program.update({"hbonds": entries, "n_hbonds": len(entries),
+                            "equivalent_atoms": self.ctx.ligand_classes()})
         else:
             residues = {(b.chain, int(b.resseq), b.icode): residue_entry(b.chain, b.resname, b.resseq, b.icode)
                         for b in self.hb}
