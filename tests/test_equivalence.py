@@ -122,3 +122,30 @@ def test_planned_records_carry_classes_and_swaps_score_100(gp6, task):
         # validate accepts the swapped names as the same answer too
         assert not _check_answer({**rec, "answer": swapped})
     assert seen_asp
+
+
+def test_misi_plus_pocket_views_label_contact_n_and_o(gp6):
+    """misi_plus names every protein N/O within 4 Å of a ligand atom in pocket views (answer-free), so
+    a reader can tell OD1 from OD2; misi_bench labels residues only (fidelity)."""
+    import numpy as np
+
+    from misigen.core.labels import atom_id
+    from misigen.core.scene_plan import placed_labels, shown_structure
+    style = load_style("misi_bench")
+    shown = shown_structure(gp6, style)
+    lig = shown.coords[shown.ligand]
+    want = {(str(c), int(n), str(i), str(a)) for c, n, i, a, e, xyz, is_lig in
+            zip(shown.chain, shown.resseq, shown.icode, shown.name, shown.element, shown.coords, shown.ligand)
+            if not is_lig and e in ("N", "O") and np.linalg.norm(lig - xyz, axis=1).min() <= 4.0}
+    assert ("A", 189, "", "OD1") in want and ("A", 189, "", "OD2") in want
+    for suite, expect in (("misi_plus", want), ("misi_bench", set())):
+        specs = {t.name: t for t in load_suite(ROOT / "task_specs" / f"{suite}.yaml")}
+        for task in ("pocket_ligand_interaction", "interaction_location"):
+            samples, _ = plan_samples(specs[task], gp6, style, "train", 3)
+            assert samples
+            for img in samples[0].images:
+                assert set(img.labels.atoms) == expect
+    specs = {t.name: t for t in load_suite(ROOT / "task_specs" / "misi_plus.yaml")}
+    samples, _ = plan_samples(specs["pocket_ligand_interaction"], gp6, style, "train", 3)
+    drawn = {lab["id"] for lab in placed_labels(shown, samples[0].images[0]) if lab["box"] is not None}
+    assert {atom_id("A", 189, "", "OD1"), atom_id("A", 189, "", "OD2")} <= drawn

@@ -30,6 +30,7 @@ class LabelPlan:
     ``residues``: "ARG 221" at each shown protein residue ("ARG 221.A" when ``chains``);
     ``ligand_atoms``: the ligand's heavy-atom names; ``residue_atoms``: residues
     ((chain, resseq, icode), …) whose heavy atoms are labelled with their atom names;
+    ``atoms``: single protein atoms ((chain, resseq, icode, name), …) labelled with their names;
     ``first``: label ids (see ``label_id``) placed before all others, in that order.
     """
     residues: bool = True
@@ -38,6 +39,7 @@ class LabelPlan:
     chains: bool = False
     first: tuple = ()
     avoid: str = "ligand"         # atoms labels should not cover: "ligand", "all" or "none"
+    atoms: tuple = ()
 
     @classmethod
     def from_style(cls, style: dict) -> "LabelPlan | None":
@@ -49,7 +51,8 @@ class LabelPlan:
     def description(self) -> dict:
         return {"residues": self.residues, "ligand_atoms": self.ligand_atoms,
                 "residue_atoms": [list(r) for r in self.residue_atoms], "chains": self.chains,
-                "first": list(self.first), "avoid": self.avoid}
+                "first": list(self.first), "avoid": self.avoid,
+                **({"atoms": [list(a) for a in self.atoms]} if self.atoms else {})}
 
 
 def residue_id(chain, resseq, icode) -> str:
@@ -88,9 +91,11 @@ def label_items(s: Structure, plan: "LabelPlan | None") -> list[tuple[str, int, 
             anchor = int(rows[names.index("CA")] if "CA" in names else rows[0])
             items.append((residue_text(s, anchor, plan.chains), anchor, "residue",
                           residue_id(s.chain[anchor], s.resseq[anchor], s.icode[anchor])))
-    if want_atoms:
+    one_atoms = {tuple(a) for a in plan.atoms}
+    if want_atoms or one_atoms:
         for i in np.nonzero(~s.ligand & ~s.is_hydrogen)[0]:
-            if (str(s.chain[i]), int(s.resseq[i]), str(s.icode[i])) in want_atoms:
+            key = (str(s.chain[i]), int(s.resseq[i]), str(s.icode[i]))
+            if key in want_atoms or key + (str(s.name[i]),) in one_atoms:
                 items.append((str(s.name[i]), int(i), "residue_atom",
                               atom_id(s.chain[i], s.resseq[i], s.icode[i], s.name[i])))
     if plan.ligand_atoms:

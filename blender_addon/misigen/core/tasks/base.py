@@ -7,7 +7,7 @@ from dataclasses import replace
 import numpy as np
 
 from ..geometry import view_ops
-from ..labels import LabelPlan, ligand_atom_id, residue_id
+from ..labels import LabelPlan, atom_id, ligand_atom_id, residue_id
 from ..scene_plan import RenderSpec, placed_labels
 from . import prompts
 from .common import COMPLEX, Context, Planned, Rejected, Sample, context_for, make_rng, same_pose, sample_seed
@@ -15,6 +15,21 @@ from .schema import fill_template
 
 HETERO = ("N", "O", "S", "P", "F", "Cl", "Br", "I")
 CONTACT = 4.5      # Å: a residue with a heavy atom this close to a ligand heavy atom is "in contact"
+
+
+def contact_polar_atoms(shown, within: float) -> tuple:
+    """(chain, resseq, icode, name) of every protein N and O within ``within`` Å of a ligand heavy
+    atom (none when ``within`` is 0), in row order: the suite's ``labels.contact_atoms`` names
+    them in pocket views so that a reader can name the protein atom of a contact. Answer-free."""
+    if within <= 0:
+        return ()
+    lig = shown.coords[shown.ligand & ~shown.is_hydrogen]
+    polar = np.nonzero(~shown.ligand & np.isin(shown.element, ("N", "O")) & ~shown.is_water)[0]
+    if not len(lig) or not len(polar):
+        return ()
+    d = np.sqrt(((shown.coords[polar][:, None] - lig[None]) ** 2).sum(-1)).min(axis=1)
+    return tuple((str(shown.chain[i]), int(shown.resseq[i]), str(shown.icode[i]), str(shown.name[i]))
+                 for i in polar[d <= within])
 
 
 class Planner:
@@ -55,7 +70,8 @@ class Planner:
         base = LabelPlan.from_style(self.style) if self.d["labels"] else None
         if base is None:
             return None
-        key = ("labelplan", tuple(parts), None if residues is None else tuple(map(tuple, residues)), base)
+        contact = float(self.task.suite.get("contact_atom_labels", 0.0))
+        key = ("labelplan", tuple(parts), None if residues is None else tuple(map(tuple, residues)), base, contact)
 
         def make():
             shown = ctx.shown(COMPLEX, residues)
@@ -71,7 +87,9 @@ class Planner:
                 first += [rid for rid, dist in sorted(best.items(), key=lambda kv: (kv[1], kv[0]))
                           if dist <= CONTACT]
             chains = len(set(shown.chain[prot].tolist())) > 1
-            return replace(base, chains=chains, first=tuple(first))
+            atoms = contact_polar_atoms(shown, contact)
+            first += [atom_id(*a) for a in atoms]
+            return replace(base, chains=chains, first=tuple(first), atoms=atoms)
         return ctx._memo(key, make)
 
     def placed(self, spec: RenderSpec, ctx: Context | None = None) -> set:

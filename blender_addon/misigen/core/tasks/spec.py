@@ -58,6 +58,8 @@ SUITE = Map({
     "hbonds": (Map({"definition": (Enum(definition_names()), None)}), {}),
     # style options the suite's questions rely on, set on top of the --scene preset (unset: the preset's)
     "style": (Map({"scale_bar": (Map({"enabled": (Bool(), None)}), {})}), {}),
+    # pocket views also label every protein N/O within this many Å of a ligand atom (0: none)
+    "labels": (Map({"contact_atoms": (Num(0, 10), 0.0)}), {}),
     "audit": (Map({"margin": (Num(0, 1), 0.05), "confidence": (Num(0.5, 0.9999), 0.99),
                    "image_size": (Int(8, 512), 64),
                    "known_shortcuts": (List(KNOWN_SHORTCUT, min_len=0), []),
@@ -135,6 +137,8 @@ def load_suite(path) -> list[TaskSpec]:
         settings["hbond_definition"] = suite["hbonds"]["definition"]
     if any(v is not None for vals in suite["style"].values() for v in vals.values()):
         settings["style"] = suite["style"]            # only when set: other suites keep their hash
+    if suite["labels"]["contact_atoms"]:       # only when set: the other suites' spec hashes stay as they were
+        settings["contact_atom_labels"] = float(suite["labels"]["contact_atoms"])
     tasks, names = [], set()
     for k, rel in enumerate(suite["tasks"]):
         tpath = (path.parent / rel)
