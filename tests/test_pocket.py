@@ -131,3 +131,11 @@ def test_keep_flags_reach_the_style():
     args = build_parser().parse_args(["render", "--structures", "x.pdb", "--out", "o", "--keep-metals"])
     sel = style_from_args(args)["selection"]
     assert sel["metals"] is True and sel["cofactors"] is False
+
+
+def test_generate_logs_which_copy_it_took(tmp_path):
+    from misigen.pipeline.unit import ligand_notes
+    s = load_structure(discover([copies_excerpt(tmp_path)])[0])
+    (note,) = ligand_notes("x", s)
+    assert note.startswith("x: ligand GP6:A:910 (") and "of 2 copies (others: GP6:A:911" in note
+    assert ligand_notes("y", load_structure(discover([EXCERPTS / "4gql_r47.pdb"])[0])) == []

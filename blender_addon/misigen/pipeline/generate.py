@@ -143,6 +143,8 @@ def _run_locked(setup: RunSetup, lock, out: Path, t_start: float, suite_path, st
         stats.add(summary)
         for line in summary.messages:
             (bar.write if bar else print)(f"failed: {line}", file=sys.stderr)
+        for line in summary.notes:
+            (bar.write if bar else print)(f"note: {line}", file=sys.stderr)
         if bar:
             bar.set_postfix(images=stats.images, failed=stats.failed, refresh=False)
             bar.update(1)

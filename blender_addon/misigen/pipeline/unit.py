@@ -50,6 +50,7 @@ class UnitSummary:
     failures: int = 0
     samples_failed: int = 0
     messages: list = field(default_factory=list)
+    notes: list = field(default_factory=list)   # lines for the log that are not failures (which ligand copy)
     images_rendered: int = 0
     render_seconds: float = 0.0
     cycles_seconds: float = 0.0
@@ -146,6 +147,17 @@ def plan_structure(source: StructureSource, tasks, style, split_mode: str, seed:
 
 
 # ------------------------------------------------------------------ the unit
+def ligand_notes(sid: str, structure) -> list[str]:
+    """Log lines on how the ligand was chosen when the file held several copies of it."""
+    copies = (structure.meta.get("ligand_copies") if structure is not None else None) or {}
+    if not copies:
+        return []
+    chosen = structure.meta.get("ligand_id")
+    others = ", ".join(f"{k} {n}" for k, n in copies.items() if k != chosen)
+    return [f"{sid}: ligand {chosen} ({copies.get(chosen)} protein contacts) of {len(copies)} copies "
+            f"(others: {others}); --ligand names another"]
+
+
 def process_structure(source: StructureSource, tasks, style, out: Path, split_mode: str, seed: int,
                       device: str, render: bool = True, catalog=None, ligands: dict | None = None) -> UnitSummary:
     """Plan + render one structure; write its part files.
@@ -159,6 +171,7 @@ def process_structure(source: StructureSource, tasks, style, out: Path, split_mo
     loaded, samples, failures = plan_structure(source, tasks, style, split_mode, seed, catalog=catalog,
                                                ligands=ligands)
     messages = [f"{source.id}: {f.where}: {f.why}" for f in failures if f.where]
+    notes = ligand_notes(source.id, loaded.get(source.id))
     t_plan = time.perf_counter() - t0
     rendered = {"images": 0, "seconds": 0.0, "cycles_seconds": 0.0, "device": ""}
     render_failed = False
@@ -176,7 +189,7 @@ def process_structure(source: StructureSource, tasks, style, out: Path, split_mo
     write_parts(out, source.id, None if render_failed else records, failures)
     return UnitSummary(source.id, "failed" if not loaded or render_failed else "done", records=len(records),
                        failures=len(failures), samples_failed=sum(1 for f in failures if f.sample is not None),
-                       messages=messages, images_rendered=rendered["images"],
+                       messages=messages, notes=notes, images_rendered=rendered["images"],
                        render_seconds=round(rendered["seconds"], 3),
                        cycles_seconds=round(rendered["cycles_seconds"], 3), plan_seconds=round(t_plan, 3),
                        device=rendered["device"], seconds=round(time.perf_counter() - t0, 3))
