@@ -6,12 +6,16 @@
   the right axis, else 0.5 × max(0, 1 − |â − a| / span), span = width of ``program["roll_range"]``.
   Translation: 0 unless one move along the right axis with sign(d̂) = sign(d), else
   0.5 × max(0, 1 − |d̂ − d| / |d|). The halves are found by verb, so their order does not matter.
-- ``list_scores`` (lists of bonds or residues, compared as sets, a repeated entry counts once):
+- ``list_scores`` (lists of bonds or residues, compared as sets, a repeated entry counts once;
+  H-bonds as counted equivalence-class keys, so ASP OD2 for OD1 or a ligand atom of the same
+  symmetry class is the same bond and a bidentate pair stays two, core/equivalence.py):
   when the truth is empty, 1 for "No" and 0 otherwise; when it has entries T and the prediction
   lists P: 0 for "No" or when |P| > 2|T|; 0.5 when P ⊋ T; otherwise |P ∩ T| / |P| (precision).
   Also F1 = 2|P ∩ T| / (|P| + |T|) (1 / 0 for an empty truth).
 """
 from __future__ import annotations
+
+from collections import Counter
 
 from ..op_grammar import parse_ops
 
@@ -52,21 +56,26 @@ def _sign(x: float) -> int:
 
 
 def list_scores(entries, strict: str | None, truth: str) -> dict:
-    """Set scores of a list answer; ``entries(text)`` → (says there is none, frozenset of entries)."""
-    _, T = entries(truth)
+    """Scores of a list answer; ``entries(text)`` → (says there is none, the entries: a set, or a
+    Counter when equivalent entries are counted as one key — core/equivalence.py)."""
+    said, T = entries(truth)
+    T = Counter(T)
+    n_true = sum(T.values())
     if strict is None:
-        return {"exact": 0, "composite": 0.0, "f1": 0.0, "tp": 0, "n_pred": 0, "n_true": len(T)}
+        return {"exact": 0, "composite": 0.0, "f1": 0.0, "tp": 0, "n_pred": 0, "n_true": n_true}
     said_no, P = entries(strict)
-    tp = len(P & T)
-    counts = {"tp": tp, "n_pred": len(P), "n_true": len(T)}
+    P = Counter(P)
+    n_pred = sum(P.values())
+    tp = sum((P & T).values())
+    counts = {"tp": tp, "n_pred": n_pred, "n_true": n_true}
     if not T:
         right = float(said_no)
         return {"exact": int(said_no), "composite": right, "f1": right, **counts}
-    if said_no or not P or len(P) > 2 * len(T):
+    if said_no or not P or n_pred > 2 * n_true:
         composite = 0.0
-    elif T < P:
+    elif tp == n_true < n_pred:          # every true entry plus extras
         composite = 0.5
     else:
-        composite = tp / len(P)
-    f1 = 0.0 if said_no else 2 * tp / (len(P) + len(T))
+        composite = tp / n_pred
+    f1 = 0.0 if said_no else 2 * tp / (n_pred + n_true)
     return {"exact": int(P == T and not said_no), "composite": composite, "f1": f1, **counts}

@@ -6,9 +6,12 @@ problems (empty = fine). ``sidecar(rel)`` → a ``core.sidecar.Sidecar`` or None
 """
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 
 from .. import geometry
+from ..equivalence import Equivalence
 from ..op_grammar import parse_ops
 from .answers import parse_pocket_hbonds, parse_residue_answer
 
@@ -46,8 +49,17 @@ POCKET_KEY = ("resname", "resseq", "icode", "protein_atom", "chain", "ligand_ato
 RESIDUE_KEY = ("resname", "protein_atom", "ligand_atom")
 
 
-def _bond_set(bonds, keys) -> set:
-    return {tuple(str(b.get(k, "")).upper().replace("-", "") for k in keys) for b in bonds}
+def _bond_set(bonds, keys, program=None) -> Counter:
+    """The distinct bonds as equivalence-class keys, counted (core/equivalence.py): OD1 or OD2 of
+    an ASP, or either atom of a ligand symmetry class, is the same bond."""
+    eq = Equivalence.of(program)
+    out: Counter = Counter()
+    for named in {tuple(str(b.get(k, "")).upper().replace("-", "") for k in keys) for b in bonds}:
+        t = dict(zip(keys, named))
+        t["protein_atom"] = eq.protein(t["resname"], t["protein_atom"])
+        t["ligand_atom"] = eq.ligand_atom(t["ligand_atom"])
+        out[tuple(t[k] for k in keys)] += 1
+    return out
 
 
 def pocket_bonds(answer: str):
@@ -75,7 +87,7 @@ def bond_check(read, keys, form):
         bonds = read(answer)
         if bonds is None:
             return [f"answer does not parse as {form}: {answer!r}"]
-        if "hbonds" in program and _bond_set(bonds, keys) != _bond_set(program["hbonds"], keys):
+        if "hbonds" in program and _bond_set(bonds, keys, program) != _bond_set(program["hbonds"], keys, program):
             return ["answer's H-bonds disagree with the program's"]
         return []
     return check

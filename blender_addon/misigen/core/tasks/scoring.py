@@ -55,7 +55,7 @@ def score_answer(task_name: str, predicted, record: dict) -> dict:
     strict = read_prediction(kind, predicted, record.get("options"))
     out = {"exact": 0, "composite": 0.0, "unparsed": strict is None, "prediction": strict}
     if kind.is_list:
-        out.update(kind.score(strict, truth))
+        out.update(kind.score(strict, truth, program))
         return out
     if strict is None:
         return out
