@@ -121,7 +121,8 @@ class ClozePlanner(Planner):
         vals = self.values
         program = {"kind": "cloze", "ops": [op.as_dict()], "centre": rnd(self.centre),
                    "start_views": list(d["views"]), "after_view": d["after_view"],
-                   "value_range": [min(vals), max(vals)], "axes": list(opd["axes"]),
+                   "value_range": [min(vals), max(vals)], "values": list(vals),
+                   "value_step": float(opd["values"]["step"]), "axes": list(opd["axes"]),
                    "answer_space": len(self.candidates),
                    "balance_class": {k: v for k, v in self.class_of(op)},
                    "balance_fallback": self.class_of(op) != cls}
