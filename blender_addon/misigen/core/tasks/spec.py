@@ -36,6 +36,7 @@ COMMON = {
     "answer_format": (Str(), REQUIRED),
     "samples": (Map({"train": (Int(0, 10000), REQUIRED), "test": (Int(0, 10000), REQUIRED)}), REQUIRED),
     "labels": (Bool(), True),
+    "rationale": (Str(), None),     # rationale template (default: prompts/<task>_rationale.txt beside the prompt)
 }
 # Named fields every prompt template may use (str.format_map on exactly these + the task's own).
 BASE_FIELDS = frozenset({"structure", "ligand", "n_images", "image_list", "colours", "frame_rules",
@@ -76,6 +77,8 @@ class TaskSpec:
     template_path: Path
     suite: dict = field(default_factory=dict)    # suite name, split, camera and audit settings
     type: str = ""            # the registry entry (the spec's ``task``); "" = same as name
+    rationale: dict | None = None   # rationale template sections (``core.rationale``); None: no rationales
+    rationale_text: str = ""
 
     def __post_init__(self):
         self.type = self.type or self.name
@@ -86,7 +89,8 @@ class TaskSpec:
     @property
     def spec_hash(self) -> str:
         settings = {k: v for k, v in self.suite.items() if k != "path"}
-        blob = json.dumps({"data": self.data, "template": self.template, "suite": settings},
+        blob = json.dumps({"data": self.data, "template": self.template, "suite": settings,
+                           **({"rationale": self.rationale_text} if self.rationale_text else {})},
                           sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
@@ -120,7 +124,27 @@ def load_task_spec(path, suite: dict | None = None) -> TaskSpec:
     check_template(template, BASE_FIELDS | tt.fields, tpath)
     if data["name"] is not None and not data["name"].replace("_", "").isalnum():
         raise InputError(path, f"name: {data['name']!r} must be letters, digits and underscores")
-    return TaskSpec(data["name"] or name, path, data, template, tpath, suite=dict(suite or {}), type=name)
+    rationale, rtext = _rationale_template(path, data, tpath, name)
+    return TaskSpec(data["name"] or name, path, data, template, tpath, suite=dict(suite or {}), type=name,
+                    rationale=rationale, rationale_text=rtext)
+
+
+def _rationale_template(path: Path, data: dict, prompt_path: Path, type_name: str):
+    """The spec's rationale template (``rationale:``), else ``<type>_rationale.txt`` beside its prompt
+    when there is one; a custom task without either makes records without rationales."""
+    from ..rationale.templates import parse_template
+
+    if data["rationale"] is not None:
+        rpath = (path.parent / data["rationale"]).resolve()
+    else:
+        rpath = prompt_path.parent / f"{type_name}_rationale.txt"
+        if not rpath.exists():
+            return None, ""
+    try:
+        text = rpath.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(path, f"rationale: cannot read template {rpath}: {exc}") from None
+    return parse_template(text, rpath), text
 
 
 def load_suite(path) -> list[TaskSpec]:
