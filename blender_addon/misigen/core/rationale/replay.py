@@ -41,8 +41,8 @@ def _views(record: dict, sidecars: dict) -> dict[int, View]:
     return out
 
 
-def _run(record, sidecars, writer, data):
-    build = builder_for(record.get("program") or {})
+def _run(record, sidecars, writer, data, build=None):
+    build = build or builder_for(record.get("program") or {})
     if build is None:
         raise NoRationale(f"no rationale builder for program kind {record.get('program', {}).get('kind')!r}")
     facts = Facts()
@@ -50,27 +50,29 @@ def _run(record, sidecars, writer, data):
     return facts
 
 
-def make_rationale(record: dict, sidecars: dict, sections: dict, data: dict | None = None) -> tuple[str | None, str]:
-    """(rationale text, '') or (None, why not). ``sidecars``: image path → sidecar dict."""
+def make_rationale(record: dict, sidecars: dict, sections: dict, data: dict | None = None,
+                   build=None) -> tuple[str | None, str]:
+    """(rationale text, '') or (None, why not). ``sidecars``: image path → sidecar dict; ``build``: the
+    task type's builder (default: by program kind)."""
     writer = Writer(sections, where=f"rationale template of {record.get('task')}")
     try:
-        _run(record, sidecars, writer, data)
+        _run(record, sidecars, writer, data, build)
     except NoRationale as exc:
         return None, str(exc)
     return writer.text(), ""
 
 
-def rationale_facts(record: dict, sidecars: dict, data: dict | None = None) -> Facts:
-    return _run(record, sidecars, _Recorder(), data)
+def rationale_facts(record: dict, sidecars: dict, data: dict | None = None, build=None) -> Facts:
+    return _run(record, sidecars, _Recorder(), data, build)
 
 
-def replay(record: dict, sidecars: dict, data: dict | None = None) -> list[str]:
+def replay(record: dict, sidecars: dict, data: dict | None = None, build=None) -> list[str]:
     """Problems with the record's rationale (empty: every number replays)."""
     text = record.get("rationale")
     if not text:
         return ["no rationale"]
     try:
-        facts = rationale_facts(record, sidecars, data)
+        facts = rationale_facts(record, sidecars, data, build)
     except NoRationale as exc:
         return [f"rationale cannot be rebuilt from the sidecars: {exc}"]
     views = _views(record, sidecars)

@@ -52,6 +52,7 @@ class Sample:
     answer: str
     program: dict
     seed: int
+    rationale: str | None = None  # step-by-step explanation from the sidecars (``core.rationale``)
 
     def render_specs(self) -> list:
         """Every RenderSpec of the sample: images, then option images."""
@@ -65,7 +66,7 @@ class Sample:
         return {"id": self.id, "task": self.task, "split": self.split, "structure": self.structure,
                 "question": self.question, "images": [conv(s) for s in self.images],
                 "options": None if self.options is None else [conv(o) for o in self.options],
-                "answer": self.answer, "program": self.program, "seed": self.seed}
+                "answer": self.answer, "rationale": self.rationale, "program": self.program, "seed": self.seed}
 
 
 # ------------------------------------------------------------------ seeds and splits
