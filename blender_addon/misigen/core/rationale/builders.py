@@ -14,7 +14,7 @@ import re
 
 import numpy as np
 
-from ..commands import format_number
+from ..op_grammar import format_number
 from ..data_files import load_table
 from .evidence import Fact, Facts, View, fmt
 
