@@ -5,7 +5,13 @@ import math
 
 import pytest
 
-from misigen.core.difficulty import LEVELS, _project, difficulty_features, level_of
+from misigen.core import difficulty as D
+from misigen.core.difficulty import LEVELS, _project, level_of
+
+
+def difficulty_features(rec, cars):
+    part = {"cloze": D.cloze, "choice": D.choice, "pocket_hbonds": D.hbond_list}[rec["program"]["kind"]]
+    return D.difficulty_features(rec, cars, part)
 
 
 def car(points, visible=None, labels=0, left=0, w=512, h=512):

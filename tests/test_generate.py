@@ -203,3 +203,26 @@ def test_validate_catches_a_cut_file_and_a_replaced_answer(tmp_path, rendered_da
         (out / "annotations.jsonl").write_text("\n".join(lines) + "\n")
         problems = [p for p in validate_dataset(out) if p.startswith(f"annotations.jsonl:{n + 1}:")]
         assert any("after-image's atoms are up to" in p for p in problems), problems
+
+
+@pytest.mark.render
+def test_rendered_rationales_replay_and_an_altered_one_does_not(tmp_path, rendered_dataset):
+    """Issue 20: every record carries a rationale that replays on the written sidecars (validate is
+    clean above); one number changed in one rationale is a defect naming that number."""
+    import re
+
+    src, manifest = rendered_dataset
+    recs = [json.loads(l) for l in (src / "annotations.jsonl").read_text().splitlines()]
+    assert recs and all(r["rationale"] and r["rationale"].rstrip().endswith(r["answer"]) for r in recs)
+    assert all(r["program"]["difficulty"]["level"] in ("easy", "medium", "hard") for r in recs)
+    out = tmp_path / "altered"
+    shutil.copytree(src, out)
+    lines = (out / "annotations.jsonl").read_text().splitlines()
+    rec = json.loads(lines[0])
+    tok = re.findall(r"(?<![\w.])-?\d+\.\d+(?![\w.])", rec["rationale"])[0]
+    new = f"{float(tok) + 1:.{len(tok.split('.')[1])}f}"
+    rec["rationale"] = rec["rationale"].replace(tok, new, 1)
+    lines[0] = json.dumps(rec)
+    (out / "annotations.jsonl").write_text("\n".join(lines) + "\n")
+    text = "\n".join(validate_dataset(out))
+    assert f"annotations.jsonl:1: rationale quotes {new}" in text

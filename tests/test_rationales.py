@@ -12,7 +12,7 @@ from misigen.core.errors import InputError
 from misigen.core.rationale import make_rationale, parse_template, replay
 from misigen.core.rationale.evidence import evaluate
 from misigen.core.rationale.sidecars import sample_sidecars
-from misigen.core.tasks import PartnerCatalog, load_suite, plan_samples
+from misigen.core.tasks import PartnerCatalog, load_suite, plan_samples, task_type
 
 ROOT = Path(__file__).resolve().parents[1]
 SUITE = ROOT / "task_specs" / "misi_bench.yaml"
@@ -32,9 +32,13 @@ def planned(brd4, hivp, style):
     return out
 
 
+def build(rec):
+    return task_type(rec["program"]["task_type"]).rationale
+
+
 def with_rationale(item):
     task, rec, cars = item
-    text, why = make_rationale(rec, cars, task.rationale, task.data)
+    text, why = make_rationale(rec, cars, task.rationale, build(rec))
     assert text is not None, why
     return dict(rec, rationale=text), cars
 
@@ -57,7 +61,7 @@ EXPECT = {   # what each task's rationale must say, beyond replaying
 @pytest.mark.parametrize("name", TASKS)
 def test_rationale_replays_and_ends_with_answer(planned, name):
     rec, cars = with_rationale(planned[name])
-    assert replay(rec, cars) == []
+    assert replay(rec, cars, build(rec)) == []
     assert rec["rationale"].rstrip().endswith(rec["answer"])
     assert re.search(EXPECT[name], rec["rationale"], re.DOTALL), rec["rationale"]
 
@@ -70,7 +74,7 @@ def test_altered_number_does_not_replay(planned, name):
     tok = nums[len(nums) // 2]
     bumped = f"{float(tok) + 0.3:.{len(tok.split('.')[1])}f}"
     bad = dict(rec, rationale=rec["rationale"].replace(tok, bumped, 1))
-    problems = replay(bad, cars)
+    problems = replay(bad, cars, build(bad))
     assert any(bumped in p for p in problems), problems
 
 
@@ -80,7 +84,7 @@ def test_altered_sidecar_does_not_replay(planned):
     after = cars[rec["images"][-1]]
     for a in after["atoms"]:             # every atom of the after image 3 px further right
         a["pixel"][0] += 3.0
-    assert replay(rec, cars)
+    assert replay(rec, cars, build(rec))
 
 
 def test_hidden_atom_is_never_cited(planned):
@@ -93,19 +97,19 @@ def test_hidden_atom_is_never_cited(planned):
             if name.startswith(label):
                 a["visible"] = False
     task, rec0, _ = planned["translation"]
-    text, _ = make_rationale(rec0, cars, task.rationale, task.data)
+    text, _ = make_rationale(rec0, cars, task.rationale, build(rec0))
     assert text is None or not text.splitlines()[1].startswith(name + " is at")
-    assert replay(rec, cars)             # the old rationale no longer replays
+    assert replay(rec, cars, build(rec))             # the old rationale no longer replays
 
 
 def test_custom_template_rewords_and_missing_section_is_an_error(planned):
     task, rec, cars = planned["translation"]
     sections = dict(task.rationale, answer="So: {answer}")
-    text, _ = make_rationale(rec, cars, sections, task.data)
+    text, _ = make_rationale(rec, cars, sections, build(rec))
     assert text.endswith("So: " + rec["answer"])
     del sections["scale"]
     with pytest.raises(InputError, match=r"\[scale\]"):
-        make_rationale(rec, cars, sections, task.data)
+        make_rationale(rec, cars, sections, build(rec))
 
 
 def test_template_errors():

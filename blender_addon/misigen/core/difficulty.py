@@ -110,41 +110,65 @@ def _answer_rows(rec: dict, car: dict) -> list[int]:
     return list(range(len(car["atoms"])))
 
 
-def difficulty_features(rec: dict, sidecars: dict) -> dict:
-    """The difficulty features of one record (see the module docstring)."""
+def _images(rec: dict, sidecars: dict) -> list[dict]:
+    return [sidecars[i] for i in rec["images"]]
+
+
+def _option_cars(rec: dict, sidecars: dict) -> list[dict]:
+    return [sidecars[o] for o in (rec.get("options") or []) if str(o).startswith("images/")]
+
+
+# ------------------------------------------------------------------ per-task parts (TaskType.difficulty)
+def cloze(rec: dict, sidecars: dict) -> dict:
     p = rec["program"]
-    images = [sidecars[i] for i in rec["images"]]
-    options = [sidecars[o] for o in (rec.get("options") or []) if str(o).startswith("images/")]
-    kind = p.get("kind")
-    out: dict = {"magnitude": None, "magnitude_share": None, "option_gap_px": None, "n_interactions": None}
-    ops = p.get("ops") or []
-    if kind in ("cloze", "choice", "docking"):
-        out["magnitude"] = _r(sum(abs(float(o["value"])) for o in ops), 2)
-    if kind == "cloze":
-        op = ops[0]
-        out["magnitude_share"] = _r(abs(op["value"]) / max(abs(v) for v in p["values"]), 3) if p.get("values") else None
-        out["option_gap_px"] = _r(_step_gap(images[-1], op, float(p.get("value_step", 1.0))), 2)
-    elif kind == "choice":
-        out["option_gap_px"] = _r(_option_gap(options), 2)
-    elif kind == "docking":
-        comb = images[-1]
-        lig = [i for i, a in enumerate(comb["atoms"]) if a["ligand"]]
-        step = float(p.get("roll_step") or 15.0)
-        g_roll = _step_gap(comb, ops[0], step, lig, _xyz(comb, lig).mean(axis=0))
-        g_move = _step_gap(comb, {"op": "move", "axis": "x"}, 1.0, lig)
-        out["option_gap_px"] = _r(min(g_roll, g_move), 2)
-    elif kind == "location":
-        moves = [_moves(o["text"]) for o in p["options"]]
-        gap = min(math.dist(a, b) for i, a in enumerate(moves) for b in moves[i + 1:])
-        out["magnitude"] = _r(math.hypot(*_moves(p["answer_text"])), 2)
-        car = images[0]
-        w = float(car["width"])
-        f = (w / 2) / math.tan(math.radians(float(car["camera"].get("fov_deg") or 30.0)) / 2)
-        depth = -float(p["midpoint_camera_xyz"][2]) if p.get("midpoint_camera_xyz") else 60.0
-        out["option_gap_px"] = _r(gap * f / max(depth, 1e-3), 2)
-    elif kind in ("residue_hbonds", "pocket_hbonds"):
-        out["magnitude"] = len(p.get("hbonds") or p.get("interactions") or [])
-        out["n_interactions"] = out["magnitude"]
+    op = p["ops"][0]
+    return {"magnitude": _r(abs(float(op["value"])), 2),
+            "magnitude_share": _r(abs(op["value"]) / max(abs(v) for v in p["values"]), 3) if p.get("values") else None,
+            "option_gap_px": _r(_step_gap(_images(rec, sidecars)[-1], op, float(p.get("value_step", 1.0))), 2)}
+
+
+def choice(rec: dict, sidecars: dict) -> dict:
+    return {"magnitude": _r(sum(abs(float(o["value"])) for o in rec["program"]["ops"]), 2),
+            "option_gap_px": _r(_option_gap(_option_cars(rec, sidecars)), 2)}
+
+
+def docking(rec: dict, sidecars: dict) -> dict:
+    p = rec["program"]
+    ops = p["ops"]
+    comb = _images(rec, sidecars)[-1]
+    lig = [i for i, a in enumerate(comb["atoms"]) if a["ligand"]]
+    g_roll = _step_gap(comb, ops[0], float(p.get("roll_step") or 15.0), lig, _xyz(comb, lig).mean(axis=0))
+    g_move = _step_gap(comb, {"op": "move", "axis": "x"}, 1.0, lig)
+    return {"magnitude": _r(sum(abs(float(o["value"])) for o in ops), 2), "option_gap_px": _r(min(g_roll, g_move), 2)}
+
+
+def location(rec: dict, sidecars: dict) -> dict:
+    p = rec["program"]
+    moves = [_moves(o["text"]) for o in p["options"]]
+    gap = min(math.dist(a, b) for i, a in enumerate(moves) for b in moves[i + 1:])
+    car = _images(rec, sidecars)[0]
+    w = float(car["width"])
+    f = (w / 2) / math.tan(math.radians(float(car["camera"].get("fov_deg") or 30.0)) / 2)
+    depth = -float(p["midpoint_camera_xyz"][2]) if p.get("midpoint_camera_xyz") else 60.0
+    return {"magnitude": _r(math.hypot(*_moves(p["answer_text"])), 2), "option_gap_px": _r(gap * f / max(depth, 1e-3), 2),
+            "hbond_margin": _hbond_margin(p, _images(rec, sidecars))}
+
+
+def hbond_list(rec: dict, sidecars: dict) -> dict:
+    p = rec["program"]
+    n = len(p.get("hbonds") or p.get("interactions") or [])
+    return {"magnitude": n, "n_interactions": n, "hbond_margin": _hbond_margin(p, _images(rec, sidecars))}
+
+
+# ------------------------------------------------------------------ all features
+def difficulty_features(rec: dict, sidecars: dict, task_part=None) -> dict:
+    """The difficulty features of one record: the task's own (``task_part``, its ``TaskType.difficulty``)
+    and the ones every task has (occlusion, labels, atoms shown)."""
+    images = _images(rec, sidecars)
+    out: dict = {"magnitude": None, "magnitude_share": None, "option_gap_px": None, "n_interactions": None,
+                 "hbond_margin": None}
+    if task_part is not None:
+        out.update(task_part(rec, sidecars))
     occ = []
     for car in images:
         rows = _answer_rows(rec, car)
@@ -158,7 +182,6 @@ def difficulty_features(rec: dict, sidecars: dict) -> dict:
     out["label_density"] = _r(np.mean(dens), 3)
     out["labels_left_out_share"] = _r(left / (drawn + left), 3) if drawn + left else 0.0
     out["atoms_shown"] = len(images[0]["atoms"])
-    out["hbond_margin"] = _hbond_margin(p, images)
     return out
 
 

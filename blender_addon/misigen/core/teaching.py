@@ -35,24 +35,28 @@ class SidecarCache:
         return {f"images/{spec.key()}.png": self.of(spec) for spec in sample.render_specs()}
 
 
-def enrich(samples: list, task, cache: SidecarCache, rationale=None, levels=None) -> tuple[list, list]:
-    """Give each sample its rationale (``rationale``: the task type's builder; None: none) and its
-    program its ``difficulty`` (features + ``level``); keep only ``levels`` when given.
-    Returns (kept samples, failure records of the samples left out by level)."""
+def enrich(samples: list, task, cache: SidecarCache, levels=()) -> tuple[list, list]:
+    """Give each sample's program its ``difficulty`` (features + ``level``) and the sample its
+    rationale (its task type's builder with the spec's template; None where either is missing or
+    the images do not support one); keep only ``levels`` when given.
+    Returns (kept samples, Failures of the samples left out by level)."""
+    from .failures import Failure
+    from .tasks import task_type
+
+    tt = task_type(task.type)
     kept, dropped = [], []
     for s in samples:
         rec = s.as_record()
         cars = cache.for_sample(s)
-        feats = difficulty_features(rec, cars)
-        feats["level"] = level_of(s.program.get("task_type", task.type), feats)
+        feats = difficulty_features(rec, cars, tt.difficulty)
+        feats["level"] = level_of(task.type, feats)
         s.program["difficulty"] = feats
         if levels and feats["level"] not in levels:
-            dropped.append({"structure": s.structure, "task": s.task, "sample": s.id, "category": "level",
-                            "why": f"level {feats['level']} (kept: {', '.join(levels)})"})
+            dropped.append(Failure(s.structure, f"level {feats['level']} (this run keeps {', '.join(levels)})",
+                                   task=s.task, sample=s.id, category="level"))
             continue
-        if rationale is not None and task.rationale is not None:
-            text, _why = make_rationale(rec, cars, task.rationale, task.data, build=rationale)
-            s.rationale = text
+        if tt.rationale is not None and task.rationale is not None:
+            s.rationale, _why = make_rationale(rec, cars, task.rationale, tt.rationale)
         kept.append(s)
     return kept, dropped
 

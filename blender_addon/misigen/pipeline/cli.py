@@ -122,6 +122,9 @@ def _generate_args(p: argparse.ArgumentParser, demo: bool = False) -> None:
                                                   "(default: SLURM_ARRAY_TASK_ID/COUNT, JOB_COMPLETION_INDEX, "
                                                   "SGE_TASK_ID or MISIGEN_SHARD_INDEX with MISIGEN_SHARD_COUNT)")
     p.add_argument("--plan-only", action="store_true", help="plan and write annotations, render nothing")
+    p.add_argument("--level", metavar="LEVEL[,LEVEL]",
+                   help="keep only questions of these difficulty levels (easy, medium, hard; every task, as "
+                        "the specs' levels key); the others are left out before rendering")
     p.add_argument("--ligand", help="RES:CHAIN:NUM[+RES:CHAIN:NUM] of the HETATM ligand of every PDB/mmCIF "
                                     "input (default: the largest drug-like HETATM group)")
     p.add_argument("--ligands", type=Path, help="YAML or CSV file: structure id -> RES:CHAIN:NUM[+...] "
@@ -371,6 +374,16 @@ def cmd_demo(args) -> int:
     return cmd_generate(args, [str(p) for p in demo_structures()])
 
 
+def _levels(text: str | None) -> tuple:
+    if not text:
+        return ()
+    levels = tuple(x.strip() for x in text.split(",") if x.strip())
+    bad = [x for x in levels if x not in ("easy", "medium", "hard")]
+    if bad:
+        raise InputError("--level", f"unknown level(s) {', '.join(bad)}; levels are easy, medium, hard")
+    return levels
+
+
 def cmd_generate(args, structures=None) -> int:
     """``generate`` (and ``demo``, which passes the bundled ``structures``)."""
     from .generate import Interrupted, generate
@@ -408,7 +421,7 @@ def cmd_generate(args, structures=None) -> int:
         manifest = generate(structures, args.out, args.suite, style=style, split=args.split, tasks=tasks,
                             limit=args.limit, seed=args.seed, device=args.device, shard=shard, render=render,
                             progress=not args.no_progress, ligands=ligands, ligand=args.ligand,
-                            audit=not args.no_audit, **options)
+                            audit=not args.no_audit, levels=_levels(args.level), **options)
     except Interrupted as exc:
         print(str(exc), file=sys.stderr)
         return EXIT_INTERRUPTED

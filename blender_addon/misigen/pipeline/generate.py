@@ -28,7 +28,7 @@ from .progress import set_stage_sink
 from .run_folder import (DISCOVERY_FAILURES, PARTS_DIR, TOKEN_PREFIX, check_same_run, done_structures, merge,
                          previous_devices, run_identity, write_failures, write_identity)
 from .shards import take_shard
-from .unit import RunContext, RunStats, UnitSummary, remember_tasks
+from .unit import RunContext, RunStats, UnitSummary, remember_tasks, with_levels
 
 
 class Interrupted(Exception):
@@ -50,13 +50,14 @@ class RunSetup:
 
 def prepare_run(suite_path: Path, structure_paths, out: Path, style: dict, split: str = "auto",
                 task_names=None, limit=None, seed: int = 0, device: str = "auto", shard=(0, 1),
-                render: bool = True, ligands: dict | None = None, default_ligand: str | None = None) -> RunSetup:
+                render: bool = True, ligands: dict | None = None, default_ligand: str | None = None,
+                levels: tuple = ()) -> RunSetup:
     """Load the suite, discover the inputs, fix the catalog: everything that can fail early.
     ``ligands``: structure id → ligand selector (``--ligands FILE``); ``default_ligand`` for the
     others (``--ligand``). Both only matter for PDB/mmCIF inputs whose ligand is a HETATM group."""
     from ..core.tasks import load_suite
 
-    tasks = load_suite(suite_path)                       # spec errors stop here, before any work
+    tasks = with_levels(load_suite(suite_path), tuple(levels))   # spec errors stop here, before any work
     if task_names:
         known = {t.name for t in tasks}
         unknown = sorted(set(task_names) - known)
@@ -85,7 +86,7 @@ def prepare_run(suite_path: Path, structure_paths, out: Path, style: dict, split
                       else "not_a_structure") for u in discovery.unused]
     ctx = RunContext(catalog={s.id: s for s in sources}, suite=str(suite_path), tasks=tuple(t.name for t in tasks),
                      style=style, seed=seed, split=split, device=device, out=str(out), render=render,
-                     ligands={k: v for k, v in ligand_of.items() if v})
+                     ligands={k: v for k, v in ligand_of.items() if v}, levels=tuple(levels))
     return RunSetup(tasks, sources, take_shard(sources, shard), discovery, identity, ctx, unused, duplicates)
 
 
@@ -94,13 +95,13 @@ def run_generate(suite_path: Path, structure_paths, out: Path, style: dict, spli
                  shard=(0, 1), render: bool = True, progress: bool = True, executor: str = "local",
                  workers: int = 1, gpus: int = 0, per_worker: int | None = None,
                  ray_options: dict | None = None, ligands: dict | None = None, default_ligand: str | None = None,
-                 audit: bool = True) -> dict:
+                 audit: bool = True, levels: tuple = ()) -> dict:
     """Generate (or resume) the dataset in ``out``; returns the manifest (``this_run`` = this run's counts).
     ``ligands``/``default_ligand``: see ``prepare_run``; ``audit``: run the blind-baseline audit at the
     end and store its summary in the manifest."""
     t_start = time.perf_counter()
     setup = prepare_run(suite_path, structure_paths, out, style, split, task_names, limit, seed, device,
-                        shard, render, ligands, default_ligand)
+                        shard, render, ligands, default_ligand, levels)
     out = Path(out)
     # One run per folder: the lock is held to the end; shards of one array job share it (folder_lock.py).
     lock = lock_folder(out, shared=shard[1] > 1)
@@ -216,16 +217,17 @@ def generate(structures, out: str | Path, suite: str | Path = "misi_bench", scen
              overrides: dict | None = None, style: dict | None = None, split: str = "auto", tasks=None,
              limit: int | None = None, seed: int = 0, device: str = "auto", shard=(0, 1), render: bool = True,
              progress: bool = False, ligands: dict | None = None, ligand: str | None = None,
-             audit: bool = True, **executor) -> dict:
+             audit: bool = True, levels=(), **executor) -> dict:
     """The ``generate`` command: plan, render and write a dataset (and audit it); returns its manifest.
     The style is preset ``scene`` with ``overrides``, unless a complete ``style`` is given.
     ``ligands``: structure id → ligand selector; ``ligand``: the selector for the others.
+    ``levels``: keep only questions of these difficulty levels (``easy``/``medium``/``hard``).
     ``executor``: ``executor="local"|"ray"``, ``workers``, ``gpus``, ``per_worker``, ``ray_options``."""
     paths = [structures] if isinstance(structures, (str, Path)) else list(structures)
     style = style if style is not None else load_style(scene, overrides)
     return run_generate(find_suite(suite), paths, Path(out), style, split, tasks, limit, seed, device, shard,
                         render=render, progress=progress, ligands=ligands, default_ligand=ligand, audit=audit,
-                        **executor)
+                        levels=tuple(levels), **executor)
 
 
 def demo(out: str | Path = "demo_out", **kw) -> dict:

@@ -39,6 +39,7 @@ class RunContext:
     render: bool = True
     token: str = ""               # marks the output folder, so a remote worker can tell if it sees it
     ligands: dict = field(default_factory=dict)   # structure id -> ligand selector (PDB/mmCIF inputs)
+    levels: tuple = ()            # --level: keep only questions of these difficulty levels (every task)
 
 
 @dataclass
@@ -124,6 +125,7 @@ def plan_structure(source: StructureSource, tasks, style, split_mode: str, seed:
     HETATM ligand each PDB/mmCIF input uses.
     """
     from ..core.tasks import plan_samples, split_for
+    from ..core.teaching import SidecarCache, enrich
 
     failures: list[Failure] = []
     ligands = ligands or {}
@@ -136,13 +138,16 @@ def plan_structure(source: StructureSource, tasks, style, split_mode: str, seed:
     test_fraction = tasks[0].suite.get("test_fraction", DEFAULT_TEST_FRACTION) if tasks else DEFAULT_TEST_FRACTION
     split = split_for(source.split_key or source.id, seed, test_fraction) if split_mode == "auto" else split_mode
     partners = run_partners(catalog or {source.id: source}, split_mode, seed, test_fraction, loaded, ligands)
+    # sidecars are pure core: rationale, difficulty and the level filter come before any render
+    cache = SidecarCache(loaded)
     for task in tasks:
         try:
             got, failed = plan_samples(task, structure, style, split, seed, partners)
+            got, dropped = enrich(got, task, cache, tuple(task.data.get("levels") or ()))
         except InputError as exc:
-            got, failed = [], [Failure(source.id, str(exc), task=task.name)]
+            got, failed, dropped = [], [Failure(source.id, str(exc), task=task.name)], []
         samples += got
-        failures += [f if isinstance(f, Failure) else Failure.from_dict(f) for f in failed]
+        failures += [f if isinstance(f, Failure) else Failure.from_dict(f) for f in failed] + dropped
     return loaded, samples, failures
 
 
@@ -202,15 +207,24 @@ def tasks_of(ctx: RunContext):
     """The selected TaskSpecs, loaded once per process."""
     from ..core.tasks import load_suite
 
-    key = (ctx.suite, ctx.tasks)
+    key = (ctx.suite, ctx.tasks, ctx.levels)
     if key not in _SUITES:
-        _SUITES[key] = [t for t in load_suite(Path(ctx.suite)) if t.name in ctx.tasks]
+        _SUITES[key] = with_levels([t for t in load_suite(Path(ctx.suite)) if t.name in ctx.tasks], ctx.levels)
     return _SUITES[key]
+
+
+def with_levels(tasks, levels) -> list:
+    """``--level``: every task keeps only questions of ``levels`` (as its spec's ``levels`` key would;
+    the spec hash, hence the run's identity, changes with it)."""
+    if levels:
+        for t in tasks:
+            t.data["levels"] = list(levels)
+    return tasks
 
 
 def remember_tasks(ctx: RunContext, tasks) -> None:
     """The driver already loaded the suite: units run in this process reuse it."""
-    _SUITES[(ctx.suite, ctx.tasks)] = list(tasks)
+    _SUITES[(ctx.suite, ctx.tasks, ctx.levels)] = list(tasks)
 
 
 def run_unit(structure_id: str, ctx: RunContext, return_files: bool = False) -> UnitSummary:

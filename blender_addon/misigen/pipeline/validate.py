@@ -6,7 +6,10 @@ Beyond the shape of every file it checks what can be re-derived without the inpu
 - options: 2–4 distinct, as many as the record's program lists;
 - answers parse, are canonical and agree with the record's program (its answer kind's ``check``);
 - answers replay on the sidecars (its task type's ``rederive``: e.g. an after-image's atoms sit
-  where the answer's transform puts the start image's; named atoms exist in the images).
+  where the answer's transform puts the start image's; named atoms exist in the images);
+- rationales replay on the sidecars (``core.rationale.replay``): every atom cited is visible and
+  labelled in the image named, every pixel, Å and degree quoted is re-read or re-computed, every
+  step's arithmetic is redone from the quoted numbers, and the rationale ends with the answer.
 Every mismatch is a defect: one 'where: what' line each. The rules come from the task registry.
 """
 from __future__ import annotations
@@ -95,6 +98,7 @@ def validate_dataset(out: Path) -> list[str]:
                 problems += [f"{where}: {p}" for p in _rederive(rec, sidecar)]
             except (ValueError, KeyError, IndexError, TypeError) as exc:
                 problems.append(f"{where}: cannot re-derive the answer ({type(exc).__name__}: {exc})")
+            problems += [f"{where}: {p}" for p in _check_rationale(rec, sidecar)]
     if not lines:
         problems.append("annotations.jsonl: no records (nothing was generated; see failures.jsonl)")
     if ids != sorted(ids):
@@ -110,6 +114,28 @@ def validate_dataset(out: Path) -> list[str]:
     if manifest is not None:
         problems += _check_manifest(out, manifest, len(lines), referenced, len(fail_lines), per_task_split)
     return problems
+
+
+def _check_rationale(rec: dict, sidecar) -> list[str]:
+    """A record's rationale replays on its sidecars (records without one carry null: nothing to check)."""
+    if not rec.get("rationale"):
+        return []
+    from ..core.rationale import replay
+    try:
+        build = REGISTRY.of(rec["task"], rec["program"]).rationale
+    except ValueError as exc:
+        return [f"rationale: {exc}"]
+    paths = list(rec["images"]) + [o for o in (rec["options"] or []) if str(o).startswith("images/")]
+    cars = {}
+    for rel in paths:
+        sc = sidecar(rel)
+        if sc is None:
+            return [f"rationale: no readable sidecar for {rel}"]
+        cars[rel] = sc.meta
+    try:
+        return replay(rec, cars, build)
+    except (ValueError, KeyError, IndexError, TypeError, ZeroDivisionError) as exc:
+        return [f"rationale cannot be replayed ({type(exc).__name__}: {exc})"]
 
 
 def _check_manifest(out: Path, manifest: dict, n_records: int, referenced: set, n_failures: int,

@@ -5,10 +5,10 @@ sidecars of its images (``evidence`` → ``builders``, worded by a task's templa
 ``task_specs/prompts/``); ``replay(record, sidecars)`` re-derives every quoted number from the
 sidecars alone (``validate`` runs it). Pure core: no bpy.
 """
-from .builders import NoRationale, builder_for
+from .builders import NoRationale
 from .evidence import Facts, View
 from .replay import make_rationale, rationale_facts, replay
 from .templates import Writer, load_template, parse_template
 
 __all__ = ["make_rationale", "rationale_facts", "replay", "load_template", "parse_template", "Writer", "Facts",
-           "View", "NoRationale", "builder_for"]
+           "View", "NoRationale"]

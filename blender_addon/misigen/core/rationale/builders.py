@@ -1,14 +1,13 @@
 """Rationale builders, one per program kind: observations from the sidecars → derived numbers → answer.
 
-Each builder gets the record, its images' ``View``s (1-based, options after the images), a ``Facts``
-collector and a template ``Writer``; it returns nothing and raises ``NoRationale`` when the images
+Each builder (a task type's ``TaskType.rationale``) gets the record, its images' ``View``s (1-based,
+options after the images), a ``Facts`` collector and a template ``Writer``; it returns nothing and raises ``NoRationale`` when the images
 do not support a derivation that ends in the record's answer (then the record carries none and
 ``validate`` says so). Candidates (atoms, bonds) are tried in a fixed order, so the same sidecars
 always give the same rationale.
 """
 from __future__ import annotations
 
-import itertools
 import math
 import re
 
@@ -75,7 +74,7 @@ def nearest_view(names: list, want: str):
 
 
 # ------------------------------------------------------------------ T1 translation (move x|y)
-def move_xy(rec, V, F: Facts, W, data) -> None:
+def move_xy(rec, V, F: Facts, W) -> None:
     p = rec["program"]
     op = p["ops"][0]
     ref = nearest_view(p["start_views"], p["after_view"]) or 1
@@ -110,7 +109,7 @@ def move_xy(rec, V, F: Facts, W, data) -> None:
 
 
 # ------------------------------------------------------------------ T3 zooming (move z)
-def move_z(rec, V, F: Facts, W, data) -> None:
+def move_z(rec, V, F: Facts, W) -> None:
     p = rec["program"]
     op = p["ops"][0]
     ref = nearest_view(p["start_views"], p["after_view"]) or 1
@@ -233,7 +232,7 @@ def _vec_text(W, P, Q, S, front, vec, ref, zk):
           x1=vec[0][0], y1=vec[0][1], z1=vec[0][2], x2=vec[1][0], y2=vec[1][1], z2=vec[1][2])
 
 
-def roll(rec, V, F: Facts, W, data) -> None:
+def roll(rec, V, F: Facts, W) -> None:
     p = rec["program"]
     op = p["ops"][0]
     views = p["start_views"]
@@ -278,7 +277,7 @@ def _err_value(F: Facts, ops, src, obs) -> float:
 
 
 # ------------------------------------------------------------------ T5, T6 (option images)
-def choice(rec, V, F: Facts, W, data) -> None:
+def choice(rec, V, F: Facts, W) -> None:
     p = rec["program"]
     roles = p["image_roles"]
     starts = [r for r in roles if r not in ("reference after",) and not r.startswith("target ")]
@@ -384,7 +383,7 @@ def _predicted(F: Facts, W, rolls, tag: str) -> None:
 
 
 # ------------------------------------------------------------------ T7 docking
-def docking(rec, V, F: Facts, W, data) -> None:
+def docking(rec, V, F: Facts, W) -> None:
     p = rec["program"]
     n = len(rec["images"])
     C = V[n]
@@ -494,7 +493,7 @@ POLAR = ("N", "O")
 MAX_NO = 3.53      # Å: the widest precise N/O acceptor limit of the criteria (before the 0.4 Å relaxation)
 
 
-def residue_hbonds(rec, V, F: Facts, W, data) -> None:
+def residue_hbonds(rec, V, F: Facts, W) -> None:
     p = rec["program"]
     views = [V[k] for k in range(1, len(rec["images"]) + 1)]
     res = p["residue"]
@@ -538,7 +537,7 @@ def residue_hbonds(rec, V, F: Facts, W, data) -> None:
     W.say("answer", answer=rec["answer"])
 
 
-def pocket_hbonds(rec, V, F: Facts, W, data) -> None:
+def pocket_hbonds(rec, V, F: Facts, W) -> None:
     p = rec["program"]
     if p.get("interaction", "hbond") != "hbond":
         raise NoRationale("rationales cover hydrogen bonds only")
@@ -550,7 +549,7 @@ def pocket_hbonds(rec, V, F: Facts, W, data) -> None:
     W.say("answer", answer=rec["answer"])
 
 
-def location(rec, V, F: Facts, W, data) -> None:
+def location(rec, V, F: Facts, W) -> None:
     p = rec["program"]
     if p.get("interaction", "hbond") != "hbond":
         raise NoRationale("rationales cover hydrogen bonds only")
@@ -652,16 +651,5 @@ def _view_number(rec, V, view: str, optional: bool = False) -> int | None:
     raise NoRationale(f"no image shows the {view} view")
 
 
-BUILDERS = {"cloze": None, "residue_hbonds": residue_hbonds, "pocket_hbonds": pocket_hbonds,
-            "location": location, "choice": choice, "docking": docking}
-
-
-def builder_for(program: dict):
-    kind = program.get("kind")
-    if kind == "cloze":
-        op = program["ops"][0]
-        return roll if op["op"] == "roll" else (move_z if op["axis"] == "z" else move_xy)
-    return BUILDERS.get(kind)
-
-
-__all__ = ["NoRationale", "builder_for", "acceptor_limit", "itertools"]
+__all__ = ["NoRationale", "acceptor_limit", "move_xy", "move_z", "roll", "choice", "docking", "residue_hbonds",
+           "pocket_hbonds", "location"]

@@ -13,7 +13,7 @@ import re
 
 import numpy as np
 
-from .builders import SLOP, NoRationale, acceptor_limit, builder_for
+from .builders import SLOP, NoRationale, acceptor_limit
 from .evidence import Facts, View, evaluate, fmt, q
 from .templates import Writer
 
@@ -41,38 +41,36 @@ def _views(record: dict, sidecars: dict) -> dict[int, View]:
     return out
 
 
-def _run(record, sidecars, writer, data, build=None):
-    build = build or builder_for(record.get("program") or {})
+def _run(record, sidecars, writer, build):
     if build is None:
-        raise NoRationale(f"no rationale builder for program kind {record.get('program', {}).get('kind')!r}")
+        raise NoRationale(f"task {record.get('task')!r} has no rationale builder")
     facts = Facts()
-    build(record, _views(record, sidecars), facts, writer, data or {})
+    build(record, _views(record, sidecars), facts, writer)
     return facts
 
 
-def make_rationale(record: dict, sidecars: dict, sections: dict, data: dict | None = None,
-                   build=None) -> tuple[str | None, str]:
-    """(rationale text, '') or (None, why not). ``sidecars``: image path → sidecar dict; ``build``: the
-    task type's builder (default: by program kind)."""
+def make_rationale(record: dict, sidecars: dict, sections: dict, build) -> tuple[str | None, str]:
+    """(rationale text, '') or (None, why not). ``sidecars``: image path → sidecar dict; ``sections``: the
+    task's template; ``build``: its task type's builder (``TaskType.rationale``)."""
     writer = Writer(sections, where=f"rationale template of {record.get('task')}")
     try:
-        _run(record, sidecars, writer, data, build)
+        _run(record, sidecars, writer, build)
     except NoRationale as exc:
         return None, str(exc)
     return writer.text(), ""
 
 
-def rationale_facts(record: dict, sidecars: dict, data: dict | None = None, build=None) -> Facts:
-    return _run(record, sidecars, _Recorder(), data, build)
+def rationale_facts(record: dict, sidecars: dict, build) -> Facts:
+    return _run(record, sidecars, _Recorder(), build)
 
 
-def replay(record: dict, sidecars: dict, data: dict | None = None, build=None) -> list[str]:
-    """Problems with the record's rationale (empty: every number replays)."""
+def replay(record: dict, sidecars: dict, build) -> list[str]:
+    """Problems with the record's rationale (empty: every number replays); ``build``: its task type's builder."""
     text = record.get("rationale")
     if not text:
         return ["no rationale"]
     try:
-        facts = rationale_facts(record, sidecars, data, build)
+        facts = rationale_facts(record, sidecars, build)
     except NoRationale as exc:
         return [f"rationale cannot be rebuilt from the sidecars: {exc}"]
     views = _views(record, sidecars)

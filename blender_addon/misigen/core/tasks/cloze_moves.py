@@ -15,6 +15,8 @@ from .base import Planner, Unavailable
 from .common import (Planned, Rejected, atom_classes, balanced_order, in_frame, magnitude_bin,
                      range_values, rnd, view_distance, zoom_camera)
 from . import baselines, composite, guessers, rederive
+from .. import difficulty
+from ..rationale import builders as rationale
 from .registry import TaskType
 from .schema import REQUIRED, AXIS, VIEWS, Enum, Int, List, Num, OPERATION, rejection
 from ..errors import InputError
@@ -181,8 +183,11 @@ def _cloze_type(name, desc, rule):
     return TaskType(name, ClozePlanner, CLOZE, FIELDS, "ops", check=_check(name), distinct_answers=_distinct,
                     features=_features, description=desc, composite=rule, rederive=rederive.after_image,
                     audit=guessers.ops_majorities(_feature_space), guessers=guessers.OPS_GUESSERS,
-                    random_answer=baselines.cloze_space)
+                    random_answer=baselines.cloze_space, rationale=RATIONALES[name],
+                    difficulty=difficulty.cloze)
 
+
+RATIONALES = {"translation": rationale.move_xy, "rotation": rationale.roll, "zooming": rationale.move_z}
 
 # Zooming's composite is its exact match (MiSI-Bench scores it by accuracy).
 TASK_TYPES = (

@@ -27,6 +27,8 @@ from .common import (COMPLEX, Planned, Rejected, atom_classes, balanced_order, f
                      spec_coords, view_distance)
 from . import baselines, composite, guessers, rederive
 from .cloze_moves import _features
+from .. import difficulty
+from ..rationale import builders as rationale
 from .registry import TaskType
 from .schema import REQUIRED, AXIS, VIEWS, Enum, List, Map, Num, Range, rejection
 
@@ -231,5 +233,6 @@ TASK_TYPES = (
     TaskType("docking", DockingPlanner, SCHEMA, FIELDS, "ops", check=_check, distinct_answers=_distinct,
              features=_features, description="Put the displaced ligand back into its pocket.",
              composite=composite.docking, rederive=rederive.redock, audit=guessers.ops_majorities(_feature_space),
-             guessers=guessers.OPS_GUESSERS, random_answer=baselines.roll_move_space),
+             guessers=guessers.OPS_GUESSERS, random_answer=baselines.roll_move_space,
+             rationale=rationale.docking, difficulty=difficulty.docking),
 )

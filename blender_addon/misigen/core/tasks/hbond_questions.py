@@ -26,6 +26,8 @@ from .answers import (format_pocket_hbonds, format_residue_answer, format_residu
 from .base import HETERO, Planner, Unavailable
 from .common import COMPLEX, Planned, Rejected, balanced_order, rnd
 from . import guessers, rederive
+from .. import difficulty
+from ..rationale import builders as rationale
 from .registry import TaskType
 from .schema import REQUIRED, VIEWS, Bool, Enum, List, Map, Num, rejection
 from ..camera import visible_atoms
@@ -309,9 +311,9 @@ TASK_TYPES = (
              "residue", features=_t4_features,
              description="Does this residue form hydrogen bonds with the ligand, and which atoms?",
              rederive=rederive.hbonds_only(rederive.residue_atoms), audit=guessers.residue_question,
-             guessers=guessers.RESIDUE_GUESSERS),
+             guessers=guessers.RESIDUE_GUESSERS, rationale=rationale.residue_hbonds, difficulty=difficulty.hbond_list),
     TaskType("pocket_ligand_interaction", PocketPlanner, T9, frozenset({"framing"}) | KIND_FIELDS, "pocket",
              features=_t9_features, description="List every hydrogen bond between the pocket and the ligand.",
              rederive=rederive.hbonds_only(rederive.pocket_atoms), audit=guessers.list_answers,
-             guessers=guessers.LIST_GUESSERS),
+             guessers=guessers.LIST_GUESSERS, rationale=rationale.pocket_hbonds, difficulty=difficulty.hbond_list),
 )

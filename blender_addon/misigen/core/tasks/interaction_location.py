@@ -19,6 +19,8 @@ from .common import LETTERS, Planned, Rejected, balanced_order, rnd
 from .distractors import move_grid, move_partner, paper_move_distractors
 from .hbond_questions import HB_REJECTION, INTERACTION, KIND_FIELDS, HBondPlanner
 from .base import Unavailable
+from .. import difficulty
+from ..rationale import builders as rationale
 from .registry import TaskType
 from .schema import REQUIRED, VIEWS, Bool, Enum, Int, List, Map, Num
 
@@ -197,5 +199,6 @@ TASK_TYPES = (
              "letter", check=_check_t8, features=_t8_features,
              description="Which translation centres the named hydrogen bond on screen?",
              rederive=rederive.hbonds_only(rederive.centred_bond), audit=guessers.option_texts,
-             guessers=guessers.TEXT_GUESSERS, option_steps=option_steps),
+             guessers=guessers.TEXT_GUESSERS, option_steps=option_steps, rationale=rationale.location,
+             difficulty=difficulty.location),
 )

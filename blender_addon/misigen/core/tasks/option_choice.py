@@ -27,6 +27,8 @@ from .common import (LETTERS, Planned, Rejected, atom_classes, balanced_order, c
 from .distractors import CHANGES, SCHEMES, candidate_programs, product_grids, scheme_distractors
 from .pairing import partner_order
 from . import guessers
+from .. import difficulty
+from ..rationale import builders as rationale
 from .registry import TaskType
 from .schema import REQUIRED, VIEWS, Bool, Enum, Int, List, Map, Num, OPERATION, rejection
 
@@ -321,7 +323,7 @@ def _features(program: dict) -> list:
 TASK_TYPES = tuple(
     TaskType(name, ChoicePlanner, SCHEMA, FIELDS, "letter", check=_check(name), features=_features,
              description=desc, paper_average=False, audit=guessers.option_images, guessers=guessers.IMAGE_GUESSERS,
-             option_steps=option_steps)
+             option_steps=option_steps, rationale=rationale.choice, difficulty=difficulty.choice)
     for name, desc in (("translation_rotation", "Apply the translation + rotation seen on the reference to the target."),
                        ("rotation_rotation", "Apply the two rotations seen on the reference to the target.")))
 

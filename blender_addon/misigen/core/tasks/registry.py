@@ -55,6 +55,11 @@ class TaskType:
     option_steps: Callable | None = None
     # baseline: (records of the task) → (record, rng, atoms) → a random answer; None = the answer kind's
     random_answer: Callable | None = None
+    # training extras (``core/teaching.py``): (record, views, facts, writer) → None writes the step-by-step
+    # rationale from the sidecars (``core/rationale/builders.py``); None = records without one
+    rationale: Callable | None = None
+    # (record, sidecars) → {feature: value} of this task's difficulty (``core/difficulty.py``)
+    difficulty: Callable | None = None
     extra: dict = field(default_factory=dict)
 
 

@@ -37,6 +37,7 @@ COMMON = {
     "samples": (Map({"train": (Int(0, 10000), REQUIRED), "test": (Int(0, 10000), REQUIRED)}), REQUIRED),
     "labels": (Bool(), True),
     "rationale": (Str(), None),     # rationale template (default: prompts/<task>_rationale.txt beside the prompt)
+    "levels": (List(Enum(("easy", "medium", "hard"))), None),   # keep only questions of these levels
 }
 # Named fields every prompt template may use (str.format_map on exactly these + the task's own).
 BASE_FIELDS = frozenset({"structure", "ligand", "n_images", "image_list", "colours", "frame_rules",
