@@ -231,6 +231,7 @@ def test_hf_export_loads_with_datasets(rendered, run, tmp_path):
         assert all(im.size == (RES, RES) for im in row["images"])
         assert row["answer"] == rec["answer"] and row["question"] == rec["question"]
         assert json.loads(row["program"]) == rec["program"] and row["row"] == score_row(rec)
+        assert row["rationale"] == rec["rationale"] and row["level"] == rec["program"]["difficulty"]["level"]
         if n_opt:
             assert row["options"] == [f"image {len(rec['images']) + k}" for k in range(1, 5)]
         for ex in row["few_shot"]:
@@ -274,6 +275,59 @@ def test_sharegpt_export(rendered, run, tmp_path):
         "--few-shot", "1", "--tiny", "2")
     for name in ("misigen_train.jsonl", "misigen_test.jsonl"):
         assert (out / name).read_bytes() == (again / name).read_bytes()
+
+
+@pytest.mark.render
+def test_sharegpt_export_with_rationales_follows_llamafactory_schema(rendered, run, tmp_path):
+    """--rationale: each assistant turn is the record's rationale (ending with its answer), in the
+    multimodal ShareGPT layout LLaMA-Factory documents (data/README.md: "formatting": "sharegpt",
+    columns messages + images, OpenAI-style role/content tags, one <image> per image, user first and
+    turns alternating). benchmarks/check_llamafactory.py loads the file with LLaMA-Factory itself."""
+    out = tmp_path / "sgr"
+    res = run("export", "--dataset", rendered, "--format", "sharegpt", "--out", out, "--split", "all", "--rationale")
+    assert res.returncode == 0, res.stderr
+    info = json.loads((out / "dataset_info.json").read_text())
+    recs = {r["id"]: r for r in _records(rendered)}
+    seen = 0
+    for name, entry in info.items():
+        assert entry["formatting"] == "sharegpt"
+        assert entry["columns"] == {"messages": "messages", "images": "images"}
+        assert entry["tags"] == {"role_tag": "role", "content_tag": "content", "user_tag": "user",
+                                 "assistant_tag": "assistant"}
+        for line in (out / entry["file_name"]).read_text().splitlines():
+            conv = json.loads(line)
+            rec = recs[conv["id"]]
+            msgs = conv["messages"]
+            assert [m["role"] for m in msgs] == ["user", "assistant"]
+            assert msgs[1]["content"] == rec["rationale"] and msgs[1]["content"].rstrip().endswith(rec["answer"])
+            assert "\n" in msgs[1]["content"] and "Answer: " in msgs[1]["content"]      # steps, then the answer
+            assert msgs[0]["content"].count("<image>") == len(conv["images"]) > 0
+            assert all((out / p).is_file() for p in conv["images"])
+            assert conv["level"] in ("easy", "medium", "hard")
+            seen += 1
+    assert seen == len(recs)
+    assert "Assistant turns are the records' rationales" in (out / "README.md").read_text()
+    res = run("export", "--dataset", rendered, "--format", "hf", "--out", tmp_path / "h", "--rationale")
+    assert res.returncode == 2 and "--rationale" in res.stderr
+
+
+def test_score_by_level(planned, run, tmp_path):
+    recs = _records(planned)
+    assert all(r["program"]["difficulty"]["level"] in ("easy", "medium", "hard") for r in recs)
+    wrong = {r["id"] for r in recs if r["program"]["difficulty"]["level"] == "easy"}
+    preds = _write_predictions(tmp_path / "p.jsonl", [(r["id"], "No idea" if r["id"] in wrong else r["answer"])
+                                                      for r in recs])
+    res = run("score", "--dataset", planned, "--predictions", preds, "--by", "level", "--json", tmp_path / "s.json")
+    assert res.returncode == 0, res.stderr
+    assert "Table 3 — by difficulty level" in res.stdout
+    by = json.loads((tmp_path / "s.json").read_text())["by_level"]
+    for row, levels in by["rows"].items():
+        for level, r in levels.items():
+            assert r["exact"] == (0.0 if level == "easy" else 100.0), (row, level)
+            n = sum(1 for x in recs if score_row(x) == row and x["program"]["difficulty"]["level"] == level)
+            assert r["n"] == n
+            assert f"| {row} | {level} | {n} |" in res.stdout
+    assert sum(a["n"] for a in by["all_rows"].values()) == len(recs)
 
 
 def _harness_python():

@@ -21,6 +21,8 @@ def add_dataset_commands(sub) -> None:
     p.add_argument("--dataset", required=True, type=Path, help="a folder written by generate")
     p.add_argument("--predictions", required=True, type=Path, help='JSONL: {"id": ..., "prediction": ...} per line')
     p.add_argument("--json", type=Path, help="also write the tables as JSON to this file")
+    p.add_argument("--by", choices=("level",), help="level: also break every row down by difficulty level "
+                                                    "(easy / medium / hard, from each record's program)")
     _subset_args(p, default_split="test")
     p.set_defaults(func=run_dataset_command)
 
@@ -44,6 +46,9 @@ def add_dataset_commands(sub) -> None:
     p.add_argument("--few-shot", type=int, default=0, metavar="K",
                    help="prepend K worked examples of the same task from other complexes (train split; every split "
                         "when the dataset has none)")
+    p.add_argument("--rationale", action="store_true",
+                   help="sharegpt: the assistant turn is the record's step-by-step rationale, which ends with "
+                        "the answer (records without one keep the bare answer)")
     _subset_args(p, default_split=None)
     p.set_defaults(func=run_dataset_command)
 
@@ -66,7 +71,7 @@ def run_dataset_command(args: argparse.Namespace) -> int:
     if args.command == "score":
         from .score import format_tables, run_score
 
-        result = run_score(args.dataset, args.predictions, args.split, args.tiny, args.seed, args.json)
+        result = run_score(args.dataset, args.predictions, args.split, args.tiny, args.seed, args.json, by=args.by)
         print(format_tables(result, f"{args.predictions.name} on {args.dataset} ({args.split})"))
         return 0
     if args.command == "baseline":
@@ -81,7 +86,8 @@ def run_dataset_command(args: argparse.Namespace) -> int:
         from .exports import run_export
 
         split = args.split or EXPORT_DEFAULT_SPLIT[args.format]
-        summary = run_export(args.dataset, args.format, args.out, split, args.tiny, args.few_shot, args.seed)
+        summary = run_export(args.dataset, args.format, args.out, split, args.tiny, args.few_shot, args.seed,
+                             rationale=args.rationale)
         for w in summary.get("warnings", []):
             print(f"note: {w}", file=sys.stderr)
         print(f"exported {summary['records']} questions ({', '.join(f'{k} {v}' for k, v in summary['splits'].items())}) "

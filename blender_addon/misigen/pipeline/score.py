@@ -44,6 +44,37 @@ def row_order(records, manifest: dict | None = None) -> list[str]:
     return rows
 
 
+LEVELS = ("easy", "medium", "hard")
+
+
+def level_of(rec: dict) -> str:
+    """A record's difficulty level (``program.difficulty.level``); datasets made before it: 'unknown'."""
+    return ((rec.get("program") or {}).get("difficulty") or {}).get("level") or "unknown"
+
+
+def score_by(records, predictions: dict[str, str], manifest: dict | None = None, by: str = "level") -> dict:
+    """Every score row broken down by level: {row: {level: {n, exact, composite, f1?, missing}}}, plus
+    an ``all tasks`` row per level (unweighted mean over the rows that have the level)."""
+    if by != "level":
+        raise ValueError(f"score --by {by!r}: only 'level'")
+    out: dict = {}
+    for name in row_order(records, manifest):
+        for level in (*LEVELS, "unknown"):
+            sub = [r for r in records if score_row(r) == name and level_of(r) == level]
+            if not sub:
+                continue
+            row = score_records(sub, predictions, manifest)["tasks"][name]
+            out.setdefault(name, {})[level] = {k: v for k, v in row.items() if k != "unparsed"}
+    overall: dict = {}
+    for level in (*LEVELS, "unknown"):
+        rows = [v[level] for v in out.values() if level in v]
+        if rows:
+            overall[level] = {"rows": len(rows), "n": sum(r["n"] for r in rows),
+                              "exact": round(sum(r["exact"] for r in rows) / len(rows), 2),
+                              "composite": round(sum(r["composite"] for r in rows) / len(rows), 2)}
+    return {"rows": out, "all_rows": overall}
+
+
 def score_records(records, predictions: dict[str, str], manifest: dict | None = None) -> dict:
     """The score tables as a dict (the ``--json`` layout)."""
     rows = {name: {"n": 0, "exact": 0.0, "composite": 0.0, "f1": 0.0, "unparsed": 0, "missing": 0,
@@ -117,6 +148,14 @@ def format_tables(result: dict, title: str = "") -> str:
         lines.append(f"| {name} | {r['n']} | {r['exact']:.2f} |")
     for label, a in (("average, all rows", avg["all"]), (paper_label, avg["paper"])):
         lines.append(f"| {label} | {a['n']} | {a['exact']:.2f} |")
+    if result.get("by_level"):
+        lines += ["", f"Table 3 — by difficulty level (%){' — ' + title if title else ''}", "",
+                  "| row | level | n | composite | exact | missing |", "|---|---|--:|--:|--:|--:|"]
+        for name, levels in result["by_level"]["rows"].items():
+            for level, r in levels.items():
+                lines.append(f"| {name} | {level} | {r['n']} | {r['composite']:.2f} | {r['exact']:.2f} | {r['missing']} |")
+        for level, a in result["by_level"]["all_rows"].items():
+            lines.append(f"| average, all rows | {level} | {a['n']} | {a['composite']:.2f} | {a['exact']:.2f} |  |")
     if result["missing"]:
         shown = ", ".join(result["missing"][:5]) + (" …" if len(result["missing"]) > 5 else "")
         lines += ["", f"{len(result['missing'])} question(s) without a prediction (scored 0): {shown}"]
@@ -126,11 +165,14 @@ def format_tables(result: dict, title: str = "") -> str:
 
 
 def run_score(dataset: Path, predictions_path: Path, split: str = "test", tiny_n: int | None = None,
-              seed: int | None = None, json_path: Path | None = None) -> dict:
+              seed: int | None = None, json_path: Path | None = None, by: str | None = None) -> dict:
     manifest = load_manifest(dataset)
     seed = manifest.get("seed", 0) if seed is None else seed
     records = tiny(by_split(load_records(dataset), split), tiny_n, seed)
-    result = score_records(records, load_predictions(predictions_path), manifest)
+    predictions = load_predictions(predictions_path)
+    result = score_records(records, predictions, manifest)
+    if by:
+        result["by_level"] = score_by(records, predictions, manifest, by)
     result.update(dataset=str(dataset), predictions=str(predictions_path), split=split,
                   tiny=tiny_n, seed=seed)
     if json_path is not None:       # rows keep table order (no key sorting)

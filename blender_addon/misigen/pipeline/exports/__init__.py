@@ -21,7 +21,7 @@ from .selection import Selection, link_images, select, subset_note  # noqa: F401
 
 
 def run_export(dataset: Path, fmt: str, out: Path, split: str, tiny_n: int | None = None, few_shot: int = 0,
-               seed: int | None = None) -> dict:
+               seed: int | None = None, rationale: bool = False) -> dict:
     from . import hf, lmms_eval, sharegpt
 
     writers = {"hf": hf.write, "sharegpt": sharegpt.write, "lmms-eval": lmms_eval.write}
@@ -30,7 +30,11 @@ def run_export(dataset: Path, fmt: str, out: Path, split: str, tiny_n: int | Non
     out = Path(out)
     if out.resolve() == Path(dataset).resolve() or Path(dataset).resolve() in out.resolve().parents:
         raise InputError(out, "export into a folder outside the dataset folder")
+    if rationale and fmt != "sharegpt":
+        raise InputError("--rationale", f"is for --format sharegpt (the {fmt} export carries the rationale field "
+                                        "as it is)")
     sel = select(dataset, split, tiny_n, few_shot, seed)
+    sel.rationale = rationale
     with lock_folder(out, what="export"):          # one writer per export folder (folder_lock.py)
         writers[fmt](sel, out)
     return {"records": len(sel.records), "splits": {k: len(v) for k, v in sel.splits().items()},

@@ -34,6 +34,8 @@ FIELDS = {
     "options": "the A–D options: their texts, or 'image N' (N counts from 1 in images) for image options; "
                "empty for open questions",
     "answer": "the expected answer string",
+    "rationale": "step-by-step explanation from the images ending with the answer (empty where none)",
+    "level": "difficulty level: easy, medium or hard (features in program.difficulty)",
     "program": "machine-readable ground truth (JSON text): operations, centres, H-bonds, correct letter",
     "seed": "the question's seed (as text: an unsigned 64-bit number)",
     "few_shot": "(with --few-shot) worked examples of the same task from other structures: id, question, "
@@ -44,7 +46,8 @@ FIELDS = {
 def _schema(pa, few_shot: bool):
     cols = [("id", pa.string()), ("task", pa.string()), ("row", pa.string()), ("split", pa.string()),
             ("structure", pa.string()), ("question", pa.string()), ("file_names", pa.list_(pa.string())),
-            ("options", pa.list_(pa.string())), ("answer", pa.string()), ("program", pa.string()),
+            ("options", pa.list_(pa.string())), ("answer", pa.string()), ("rationale", pa.string()),
+            ("level", pa.string()), ("program", pa.string()),
             ("seed", pa.string())]
     if few_shot:
         cols.append(("few_shot", pa.list_(pa.struct([("id", pa.string()), ("question", pa.string()),
@@ -57,6 +60,8 @@ def _row(rec: dict, sel: Selection) -> dict:
     row = {"id": rec["id"], "task": rec["task"], "row": score_row(rec), "split": rec["split"],
            "structure": rec.get("structure", ""), "question": rec.get("question", ""),
            "file_names": prompt_images(rec), "options": option_texts(rec), "answer": rec["answer"],
+           "rationale": rec.get("rationale") or "",
+           "level": ((rec.get("program") or {}).get("difficulty") or {}).get("level", ""),
            "program": json.dumps(rec.get("program", {}), sort_keys=True, ensure_ascii=False),
            "seed": str(rec.get("seed", ""))}
     if sel.few_shot:

@@ -26,6 +26,7 @@ class Selection:
     tiny: int | None = None
     few_shot: int = 0
     warnings: list[str] = field(default_factory=list)
+    rationale: bool = False           # sharegpt --rationale: assistant turns are the rationales
 
     def splits(self) -> dict[str, list[dict]]:
         out: dict[str, list[dict]] = {}

@@ -8,7 +8,9 @@
 A conversation: ``messages`` = [user, assistant] — with ``--few-shot K``, K worked examples as
 earlier user/assistant turns — where each user turn starts with one ``<image>`` placeholder
 per image it shows (one line each), then the prompt; ``images`` lists every image in the
-order of the placeholders, so their counts agree.
+order of the placeholders, so their counts agree. With ``--rationale`` every assistant turn is
+the record's rationale (step by step from the images, ending with ``Answer: …``) instead of
+the bare answer.
 """
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ FIELDS = {
                 "turns (the answers); worked examples first with --few-shot",
     "images": "image paths relative to this folder, in placeholder order",
     "id": "the question's id in the dataset", "task": "its task", "split": "its split",
+    "level": "its difficulty level (easy / medium / hard)",
 }
 
 
@@ -34,13 +37,22 @@ def _user_turn(rec: dict) -> tuple[dict, list[str]]:
     return {"role": "user", "content": text}, images
 
 
-def conversation(rec: dict, examples: list[dict]) -> dict:
+def assistant_text(rec: dict, rationale: bool = False) -> str:
+    """The assistant turn: the answer, or (``rationale``) the rationale, which ends with the answer."""
+    if rationale and rec.get("rationale"):
+        return rec["rationale"]
+    return rec["answer"]
+
+
+def conversation(rec: dict, examples: list[dict], rationale: bool = False) -> dict:
     messages, images = [], []
     for r in [*examples, rec]:
         turn, imgs = _user_turn(r)
-        messages += [turn, {"role": "assistant", "content": r["answer"]}]
+        messages += [turn, {"role": "assistant", "content": assistant_text(r, rationale)}]
         images += imgs
-    return {"id": rec["id"], "task": rec["task"], "split": rec["split"], "messages": messages, "images": images}
+    level = ((rec.get("program") or {}).get("difficulty") or {}).get("level")
+    return {"id": rec["id"], "task": rec["task"], "split": rec["split"], **({"level": level} if level else {}),
+            "messages": messages, "images": images}
 
 
 def dataset_info_entry(file_name: str) -> dict:
@@ -53,7 +65,7 @@ def write(sel: Selection, out: Path) -> None:
     info = {}
     for split, recs in sel.splits().items():
         name = f"misigen_{split}.jsonl"
-        lines = [dumps(conversation(r, sel.shots.get(r["id"], []))) for r in recs]
+        lines = [dumps(conversation(r, sel.shots.get(r["id"], []), sel.rationale)) for r in recs]
         write_text_atomic(inside(out, name), "".join(l + "\n" for l in lines))
         info[f"misigen_{split}"] = dataset_info_entry(name)
     link_images(sel, inside(out, "images"))
@@ -64,7 +76,11 @@ def write(sel: Selection, out: Path) -> None:
 def _readme(sel: Selection, names: list[str]) -> str:
     fields = "\n".join(f"| `{k}` | {v} |" for k, v in FIELDS.items())
     first = names[0] if names else "misigen_train"
-    return (f"# misigen questions as ShareGPT-style conversations\n\nQuestions: {subset_note(sel)}.\n\n"
+    bare = sum(1 for r in sel.records if not r.get("rationale"))
+    turns = ("Assistant turns are the records' rationales (step by step from the images, ending with "
+             "`Answer: …`)" + (f"; {bare} question(s) without one keep the bare answer" if bare else "") + ".\n\n"
+             if sel.rationale else "Assistant turns are the bare answers (`--rationale` puts the rationales there).\n\n")
+    return (f"# misigen questions as ShareGPT-style conversations\n\nQuestions: {subset_note(sel)}.\n\n" + turns +
             "| field | meaning |\n|---|---|\n" + fields + "\n\n"
             "## LLaMA-Factory\n\nSet `dataset_dir` to this folder and name the dataset from `dataset_info.json`, "
             f"e.g. in the training YAML:\n\n    dataset_dir: /path/to/this/folder\n    dataset: {first}\n\n"
