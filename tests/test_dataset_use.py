@@ -437,3 +437,22 @@ def test_generate_writes_a_dataset_card(rendered, planned):
     assert "| residue_ligand_interaction |" in card
     plan_card = (planned / "README.md").read_text()
     assert "not used (plan only)" in plan_card and "wagner_brd4" in plan_card
+
+
+def test_audit_and_report_show_levels(planned):
+    from misigen.core.audit import format_audit
+    from misigen.pipeline.audit import audit_dataset
+    from misigen.pipeline.report import write_report
+
+    recs = _records(planned)
+    report = audit_dataset(planned)
+    for task, sec in report["tasks"].items():
+        mine = [r for r in recs if r["task"] == task]
+        want = Counter(r["program"]["difficulty"]["level"] for r in mine)
+        assert {k: v["n"] for k, v in sec["levels"].items()} == dict(want)
+        assert all(0.0 <= a <= 1.0 for lv in sec["levels"].values() for a in lv["guessers"].values())
+    text = format_audit(report)
+    assert re.search(r"level (easy|medium|hard)\s*: \d+ question", text)
+    html_text = write_report(planned).read_text()
+    assert "<summary>rationale</summary>" in html_text and "aria-label='level'" in html_text
+    assert "blind guessers' accuracy by level" in html_text

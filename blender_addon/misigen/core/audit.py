@@ -117,6 +117,7 @@ def audit_records(records: list[dict], load_image=None, settings: dict | None = 
             if nsec is not None:
                 section["necessity"] = nsec
                 unneeded += [{"task": task, **f} for f in nsec.pop("flags")]
+        section["levels"] = _by_level(recs, (kind.audit, tt.audit), load_image)
         tasks[task] = section
     repeats = sum(s["repeated_images"] for s in tasks.values())
     return {"settings": {"margin": margin, "confidence": confidence, "images": images_used,
@@ -154,6 +155,27 @@ def _necessity(recs, option_steps, min_needed: float, min_magnitude: float | Non
     return {"n": n, "steps": steps, "flags": flags}
 
 
+LEVELS = ("easy", "medium", "hard")
+
+
+def _by_level(recs, hooks, load_image) -> dict:
+    """Per difficulty level (``program.difficulty.level``): how many questions, and each guesser's
+    accuracy on them (information only: the verdicts above are on the whole task)."""
+    out = {}
+    for level in LEVELS:
+        sub = [r for r in recs if ((r.get("program") or {}).get("difficulty") or {}).get("level") == level]
+        if not sub:
+            continue
+        rows = _Rows()
+        for hook in hooks:
+            if hook is not None:
+                hook(sub, rows, {}, load_image)
+        out[level] = {"n": len(sub), "guessers": {name: round(rows.credit[name] / rows.n[name], 4)
+                                                  for name in sorted(rows.n) if rows.n[name] and
+                                                  rows.kind[name] != "info"}}
+    return out
+
+
 def _repeats(recs, load_image) -> int:
     """Records whose images (and option images) repeat a file or its bytes."""
     bad = 0
@@ -184,6 +206,10 @@ def format_audit(report: dict) -> str:
                          f"{chance:>6s} {low:>6s}  {verdict}")
         if sec.get("repeated_images"):
             lines.append(f"{task:28s} repeated images in {sec['repeated_images']} record(s)")
+        for level, lv in (sec.get("levels") or {}).items():
+            best = max(lv["guessers"].items(), key=lambda kv: (kv[1], kv[0]), default=None)
+            lines.append(f"{task:28s} level {level:6s}: {lv['n']} question(s)"
+                         + (f", best guesser {best[0][:40]} {best[1]:.3f}" if best else ""))
         if sec.get("note"):
             lines.append(f"{task:28s} note: {sec['note']}")
     necessity_lines = []

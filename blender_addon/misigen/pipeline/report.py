@@ -78,8 +78,11 @@ def render_report(out: Path, records, manifest: dict, per_task: int, score_files
         splits = Counter(r["split"] for r in mine)
         parts.append(f"<h2 id='{e(task)}'>{e(task)}</h2><p>{len(mine)} questions: "
                      + ", ".join(f"{n} {e(s)}" for s, n in sorted(splits.items())) + "</p>")
+        levels = Counter(((r.get("program") or {}).get("difficulty") or {}).get("level") or "unknown" for r in mine)
+        level_chart = _bar_chart("level", {k: levels[k] for k in ("easy", "medium", "hard", "unknown") if levels[k]})
         parts.append("<div class='charts'>" + "".join(_bar_chart(name, counts)
-                                                      for name, counts in dist.get(task, {}).items()) + "</div>")
+                                                      for name, counts in dist.get(task, {}).items())
+                     + level_chart + _audit_levels(out, task) + "</div>")
         parts.append("<div class='grid'>" + "".join(_card(r) for r in tiny(mine, per_task, seed)) + "</div>")
     parts.append(_failures(out))
     parts.append(_scores(out, score_files))
@@ -113,7 +116,28 @@ def _card(rec: dict) -> str:
     return (f"<div class='card'><div class='meta'>{e(rec['id'])} · {e(rec['split'])} · {e(str(rec.get('structure')))}"
             f"</div><div class='imgs'>{''.join(figs)}</div><details><summary>question</summary>"
             f"<pre class='q'>{e(rec.get('question', ''))}</pre></details>{options}"
-            f"<p>answer: <span class='answer'>{e(rec['answer'])}</span></p></div>")
+            + (f"<details><summary>rationale</summary><pre class='q'>{e(rec['rationale'])}</pre></details>"
+               if rec.get("rationale") else "")
+            + f"<p>answer: <span class='answer'>{e(rec['answer'])}</span>"
+            + (f" · level {e(str(rec['program']['difficulty']['level']))}"
+               if ((rec.get("program") or {}).get("difficulty") or {}).get("level") else "") + "</p></div>")
+
+
+def _audit_levels(out: Path, task: str) -> str:
+    """The audit's guesser accuracy by level for one task (from audit.json), as a small table."""
+    e = html.escape
+    try:
+        levels = json.loads((out / "audit.json").read_text())["tasks"][task].get("levels") or {}
+    except (OSError, ValueError, KeyError):
+        return ""
+    if not levels:
+        return ""
+    names = sorted({g for lv in levels.values() for g in lv["guessers"]})
+    head = "".join(f"<th>{e(level)} ({lv['n']})</th>" for level, lv in levels.items())
+    body = "".join(f"<tr><td>{e(g)}</td>" + "".join(
+        f"<td>{lv['guessers'][g]:.2f}</td>" if g in lv["guessers"] else "<td></td>" for lv in levels.values()) + "</tr>"
+        for g in names)
+    return f"<table><caption>blind guessers' accuracy by level</caption><tr><th>guesser</th>{head}</tr>{body}</table>"
 
 
 def _bar_chart(name: str, counts: dict) -> str:
