@@ -15,7 +15,7 @@ import numpy as np
 
 from ..op_grammar import format_number
 from ..data_files import load_table
-from .evidence import Fact, Facts, View, fmt
+from .evidence import Fact, Facts, View, atom_key, evaluate, fmt
 
 AXIS_WORD = {"x": "across the screen", "y": "up/down the screen", "z": "toward the viewer"}
 SLOP = 0.4      # Å: ChimeraX's default distance relaxation (the prompt states it)
@@ -34,7 +34,6 @@ def ordered_bonds(view: View, also: list[View] = (), both_also: bool = False) ->
         a, b = view.atoms[i], view.atoms[j]
         if a["element"] == "H" or b["element"] == "H":
             continue
-        from .evidence import atom_key
         ka, kb = atom_key(a), atom_key(b)
         for x, y in ((ka, kb), (kb, ka)):
             if not (view.citable(x) and view.citable(y)):
@@ -268,7 +267,6 @@ def roll(rec, V, F: Facts, W) -> None:
 
 
 def _err_value(F: Facts, ops, src, obs) -> float:
-    from .evidence import evaluate
     terms = []
     for n in ("1", "2"):
         px, py, _ = predict((f"{src}x{n}", f"{src}y{n}", f"{src}z{n}"), ops)
@@ -302,11 +300,11 @@ def choice(rec, V, F: Facts, W) -> None:
     _vec_text(W, P, Q, S, A, vec, ref, zk)
     W.say("observed", after=after, x1=obs[0][0], y1=obs[0][1], x2=obs[1][0], y2=obs[1][1])
     rolls = [o for o in true if o["op"] == "roll"]
-    others = []
+    others = []                      # the other rotations the options stand for, each once
     for prog in programs:
-        if ops_text([o for o in prog if o["op"] == "roll"]) != ops_text(rolls) and \
-                ops_text([o for o in prog if o["op"] == "roll"]) not in [ops_text(x) for x in others]:
-            others.append([o for o in prog if o["op"] == "roll"])
+        r = [o for o in prog if o["op"] == "roll"]
+        if ops_text(r) != ops_text(rolls) and ops_text(r) not in {ops_text(x) for x in others}:
+            others.append(r)
     alt = ""
     if others:
         alt_errs = [fit_error(F, f"err_alt{k}", o, "", "o") for k, o in enumerate(others)]
@@ -342,25 +340,20 @@ def choice(rec, V, F: Facts, W) -> None:
         P, Q, S = P2, Q2, S2
         tag = "a"
         _predicted(F, W, rolls, tag)
-    if p["target"] == "after_image":
-        for o in opts:
-            if not all(o.citable(k) for k in (P, Q, S)):
-                raise NoRationale("the tracked atoms are not citable in every option image")
     rows, best = [], None
     for k, (L, o) in enumerate(zip(letters, opts)):
         ob = observe(F, o, P, Q, S, f"q{k}_")
         e = fit_error(F, f"err_opt{k}", rolls, tag, f"q{k}_")
         shift = ""
-        if moves and p["target"] != "after_image":
-            cxo = [F.comp(o, None, "", c, f"q{k}c{c}") for c in "xy"]
+        if moves and p["target"] != "after_image":      # the target's centre moves by the translation
             if k == 0:
-                [F.comp(T, None, "", c, f"tc{c}") for c in "xy"]
+                for c in "xy":
+                    F.comp(T, None, "", c, f"tc{c}")
+            for c in "xy":
+                F.comp(o, None, "", c, f"q{k}c{c}")
             sdx = F.calc(f"q{k}dx", f"q{k}cx - tcx", 2)
             sdy = F.calc(f"q{k}dy", f"q{k}cy - tcy", 2)
             shift = f"; its centre moved x {sdx}, y {sdy} Å"
-            del cxo
-        elif moves:
-            pass
         rows.append(f"{L}: vectors x {ob[0][0]}, y {ob[0][1]} and x {ob[1][0]}, y {ob[1][1]} Å, off by {e} Å{shift}")
         bad = F.values[f"err_opt{k}"]
         if moves and p["target"] != "after_image":
@@ -453,7 +446,7 @@ def hbond_lines(F: Facts, W, views: list[View], bonds: list[dict], tag: str) -> 
                      f"({', '.join(F.pixel(v, lk, f'{tag}{n}l'))}) in image {v.k}")
         dist = F.length(v, pk, lk, f"{tag}{n}_d")
         if b.get("donor") == "shared":
-            limit, rule = 2.65, "two acid oxygens sharing a proton"
+            limit = 2.65              # shared proton: not relaxed (core/data/interactions/hbond_criteria.yaml)
             lim_text = F.add(Fact("limit", f"{tag}{n}_lim", limit, 2, extra={"criterion": b["criterion"]}))
             W.say("shared", where=where, dist=dist, limit=lim_text)
         else:
@@ -477,7 +470,6 @@ def hbond_lines(F: Facts, W, views: list[View], bonds: list[dict], tag: str) -> 
 
 def _acceptor_base(v: View, acceptor: str, donor: str) -> str | None:
     """A heavy atom bonded to the acceptor and citable in the same image (for the angle at it)."""
-    from .evidence import atom_key
     i = v.row(acceptor)
     for a, b in v.bonds():
         j = b if a == i else a if b == i else None
@@ -505,34 +497,29 @@ def residue_hbonds(rec, V, F: Facts, W) -> None:
     if bonds:
         hbond_lines(F, W, views, bonds, "b")
     else:
-        # the closest N/O pair (residue, ligand) citable in one image
-        best = None
-        for v in views:
-            for pa in v.atoms:
-                if pa["ligand"] or pa["element"] not in POLAR:
-                    continue
-                from .evidence import atom_key
-                pk = atom_key(pa)
-                for la in v.atoms:
-                    if not la["ligand"] or la["element"] not in POLAR:
-                        continue
-                    lk = atom_key(la)
-                    if not (v.citable(pk) and v.citable(lk)):
-                        continue
-                    d = float(np.linalg.norm(v.xyz(pk) - v.xyz(lk)))
-                    if best is None or d < best[0] - 1e-9:
-                        best = (d, v, pk, lk)
-        if best is None:
+        # the closest N/O pair of residue and ligand (every view shows the same atoms), each atom cited
+        # where it is visible and labelled
+        v0 = views[0]
+        prot = [atom_key(a) for a in v0.atoms if not a["ligand"] and a["element"] in POLAR]
+        lig = [atom_key(a) for a in v0.atoms if a["ligand"] and a["element"] in POLAR]
+        pairs = sorted((float(np.linalg.norm(v0.xyz(pk) - v0.xyz(lk))), pk, lk) for pk in prot for lk in lig)
+        if not pairs:
             W.say("no_polar", residue=rtext)
         else:
-            _, v, pk, lk = best
-            pu = F.pixel(v, pk, "np")
-            lu = F.pixel(v, lk, "nl")
-            dist = F.length(v, pk, lk, "n_d")
+            _, pk, lk = pairs[0]
+            vp, vl = cite_somewhere(views, (pk, lk)) or cite_somewhere(views, (pk,)), \
+                cite_somewhere(views, (pk, lk)) or cite_somewhere(views, (lk,))
+            if vp is None or vl is None:
+                raise NoRationale("the closest N/O pair is not citable in any image")
+            pu = F.pixel(vp, pk, "np")
+            lu = F.pixel(vl, lk, "nl")
+            dist = F.length(vp, pk, lk, "n_d")
             lim = F.add(Fact("limit", "n_lim", MAX_NO + SLOP, 2, extra={"criterion": "widest N/O"}))
             section = "none_far" if F.values["n_d"] > F.values["n_lim"] else "none_near"
-            W.say(section, p=v.name(pk), l=v.name(lk), pu=", ".join(pu), lu=", ".join(lu), img=v.k, dist=dist,
-                  limit=lim)
+            where = (f"{vp.name(pk)} at ({', '.join(pu)}) and {vl.name(lk)} at ({', '.join(lu)}) in image {vp.k}"
+                     if vp is vl else f"{vp.name(pk)} at ({', '.join(pu)}) in image {vp.k} and {vl.name(lk)} at "
+                                      f"({', '.join(lu)}) in image {vl.k}")
+            W.say(section, where=where, dist=dist, limit=lim)
     F.answer(rec["answer"])
     W.say("answer", answer=rec["answer"])
 
