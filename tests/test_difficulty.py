@@ -10,7 +10,7 @@ from misigen.core.difficulty import LEVELS, _project, level_of
 
 
 def difficulty_features(rec, cars):
-    part = {"cloze": D.cloze, "choice": D.choice, "pocket_hbonds": D.hbond_list}[rec["program"]["kind"]]
+    part = {"cloze": D.cloze, "choice": D.choice, "pocket_hbonds": D.hbond_list}[rec["program"]["kind"]]  # by program kind
     return D.difficulty_features(rec, cars, part)
 
 

@@ -96,16 +96,18 @@ def _option_gap(cars: list[dict]) -> float | None:
     return best
 
 
-def _answer_rows(rec: dict, car: dict) -> list[int]:
+def _answer_rows(rec: dict, car: dict, which: str) -> list[int]:
+    """Rows of the atoms the answer depends on: ``bonds`` (the program's H-bond atoms; none: every
+    N/O atom), ``ligand`` or ``all``."""
     p = rec["program"]
-    bonds = p.get("hbonds") or ([p["hbond"]] if p.get("hbond") else [])
-    if bonds and p.get("interaction", "hbond") == "hbond":
-        want = {f"P:{b['chain']}:{b['resseq']}{b['icode']}:{b['protein_atom']}" for b in bonds} | \
-               {f"L:{b['ligand_atom']}" for b in bonds}
-        return [i for i, a in enumerate(car["atoms"]) if _key(a) in want]
-    if p.get("kind") == "residue_hbonds":       # a No: the residue's and the ligand's N/O atoms
+    if which == "bonds":
+        bonds = p.get("hbonds") or ([p["hbond"]] if p.get("hbond") else [])
+        if bonds and p.get("interaction", "hbond") == "hbond":
+            want = {f"P:{b['chain']}:{b['resseq']}{b['icode']}:{b['protein_atom']}" for b in bonds} | \
+                   {f"L:{b['ligand_atom']}" for b in bonds}
+            return [i for i, a in enumerate(car["atoms"]) if _key(a) in want]
         return [i for i, a in enumerate(car["atoms"]) if a["element"] in ("N", "O")]
-    if p.get("kind") == "docking":
+    if which == "ligand":
         return [i for i, a in enumerate(car["atoms"]) if a["ligand"]]
     return list(range(len(car["atoms"])))
 
@@ -132,14 +134,15 @@ def choice(rec: dict, sidecars: dict) -> dict:
             "option_gap_px": _r(_option_gap(_option_cars(rec, sidecars)), 2)}
 
 
-def docking(rec: dict, sidecars: dict) -> dict:
+def redock(rec: dict, sidecars: dict) -> dict:
     p = rec["program"]
     ops = p["ops"]
     comb = _images(rec, sidecars)[-1]
     lig = [i for i, a in enumerate(comb["atoms"]) if a["ligand"]]
     g_roll = _step_gap(comb, ops[0], float(p.get("roll_step") or 15.0), lig, _xyz(comb, lig).mean(axis=0))
     g_move = _step_gap(comb, {"op": "move", "axis": "x"}, 1.0, lig)
-    return {"magnitude": _r(sum(abs(float(o["value"])) for o in ops), 2), "option_gap_px": _r(min(g_roll, g_move), 2)}
+    return {"magnitude": _r(sum(abs(float(o["value"])) for o in ops), 2), "option_gap_px": _r(min(g_roll, g_move), 2),
+            "_answer_atoms": "ligand"}
 
 
 def location(rec: dict, sidecars: dict) -> dict:
@@ -151,13 +154,14 @@ def location(rec: dict, sidecars: dict) -> dict:
     f = (w / 2) / math.tan(math.radians(float(car["camera"].get("fov_deg") or 30.0)) / 2)
     depth = -float(p["midpoint_camera_xyz"][2]) if p.get("midpoint_camera_xyz") else 60.0
     return {"magnitude": _r(math.hypot(*_moves(p["answer_text"])), 2), "option_gap_px": _r(gap * f / max(depth, 1e-3), 2),
-            "hbond_margin": _hbond_margin(p, _images(rec, sidecars))}
+            "hbond_margin": _hbond_margin(p, _images(rec, sidecars)), "_answer_atoms": "bonds"}
 
 
 def hbond_list(rec: dict, sidecars: dict) -> dict:
     p = rec["program"]
     n = len(p.get("hbonds") or p.get("interactions") or [])
-    return {"magnitude": n, "n_interactions": n, "hbond_margin": _hbond_margin(p, _images(rec, sidecars))}
+    return {"magnitude": n, "n_interactions": n, "hbond_margin": _hbond_margin(p, _images(rec, sidecars)),
+            "_answer_atoms": "bonds"}
 
 
 # ------------------------------------------------------------------ all features
@@ -169,9 +173,10 @@ def difficulty_features(rec: dict, sidecars: dict, task_part=None) -> dict:
                  "hbond_margin": None}
     if task_part is not None:
         out.update(task_part(rec, sidecars))
+    which = out.pop("_answer_atoms", "all")
     occ = []
     for car in images:
-        rows = _answer_rows(rec, car)
+        rows = _answer_rows(rec, car, which)
         occ.append(_r(sum(not car["atoms"][i]["visible"] for i in rows) / len(rows), 3) if rows else 0.0)
     out["occlusion"] = occ
     out["occlusion_max"] = max(occ) if occ else 0.0
@@ -195,7 +200,7 @@ def _moves(text: str) -> tuple[float, float]:
 
 
 def _hbond_margin(p: dict, images: list[dict]) -> float | None:
-    if p.get("interaction", "hbond") != "hbond" or p.get("kind") not in ("residue_hbonds", "pocket_hbonds", "location"):
+    if p.get("interaction", "hbond") != "hbond":
         return None
     from .rationale.builders import MAX_NO, SLOP, acceptor_limit
     bonds = p.get("hbonds") or ([p["hbond"]] if p.get("hbond") else [])

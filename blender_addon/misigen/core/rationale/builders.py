@@ -376,7 +376,7 @@ def _predicted(F: Facts, W, rolls, tag: str) -> None:
 
 
 # ------------------------------------------------------------------ T7 docking
-def docking(rec, V, F: Facts, W) -> None:
+def redock(rec, V, F: Facts, W) -> None:
     p = rec["program"]
     n = len(rec["images"])
     C = V[n]
@@ -638,5 +638,5 @@ def _view_number(rec, V, view: str, optional: bool = False) -> int | None:
     raise NoRationale(f"no image shows the {view} view")
 
 
-__all__ = ["NoRationale", "acceptor_limit", "move_xy", "move_z", "roll", "choice", "docking", "residue_hbonds",
+__all__ = ["NoRationale", "acceptor_limit", "move_xy", "move_z", "roll", "choice", "redock", "residue_hbonds",
            "pocket_hbonds", "location"]

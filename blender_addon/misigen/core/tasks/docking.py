@@ -234,5 +234,5 @@ TASK_TYPES = (
              features=_features, description="Put the displaced ligand back into its pocket.",
              composite=composite.docking, rederive=rederive.redock, audit=guessers.ops_majorities(_feature_space),
              guessers=guessers.OPS_GUESSERS, random_answer=baselines.roll_move_space,
-             rationale=rationale.docking, difficulty=difficulty.docking),
+             rationale=rationale.redock, difficulty=difficulty.redock),
 )
