@@ -126,3 +126,20 @@ def test_calc_expressions_are_arithmetic_only():
         evaluate("__import__('os')", {})
     with pytest.raises(ValueError):
         evaluate("x.real", {"x": 1.0})
+
+
+def test_interaction_kind_rationale_cites_groups_and_replays(hivp, style):
+    """A residue-level kind (misi_plus hydrophobic contacts): a Yes cites each contact's atoms and the
+    distance between the groups' centres against the kind's limit; a No has no derivation (null)."""
+    task = next(t for t in load_suite(ROOT / "task_specs" / "misi_plus.yaml") if t.name == "residue_ligand_hydrophobic")
+    samples, _ = plan_samples(task, hivp, style, "test", 0)
+    got = {}
+    for s in samples:
+        rec = s.as_record()
+        cars = sample_sidecars(s, {hivp.id: hivp})
+        text, why = make_rationale(rec, cars, task.rationale, build(rec))
+        got[rec["answer"]] = (rec, cars, text, why)
+    rec, cars, text, _ = got["Yes"]
+    assert re.search(r"centres \d\.\d\d Å apart, within the 4\.00 Å the criterion allows", text), text
+    assert replay(dict(rec, rationale=text), cars, build(rec)) == []
+    assert got["No"][2] is None and "No" in got["No"][3]

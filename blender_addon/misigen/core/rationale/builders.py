@@ -491,7 +491,7 @@ def residue_hbonds(rec, V, F: Facts, W) -> None:
     res = p["residue"]
     rtext = f"{res['resname']} {res['resseq']}{res['icode']}"
     if p.get("interaction", "hbond") != "hbond":
-        raise NoRationale("rationales cover hydrogen bonds only")
+        return _kind_answer(rec, views, F, W, rtext)
     bonds = p.get("hbonds", [])
     W.say("intro", residue=rtext, n=len(views))
     if bonds:
@@ -526,14 +526,55 @@ def residue_hbonds(rec, V, F: Facts, W) -> None:
 
 def pocket_hbonds(rec, V, F: Facts, W) -> None:
     p = rec["program"]
-    if p.get("interaction", "hbond") != "hbond":
-        raise NoRationale("rationales cover hydrogen bonds only")
     views = [V[k] for k in range(1, len(rec["images"]) + 1)]
+    if p.get("interaction", "hbond") != "hbond":
+        return _kind_answer(rec, views, F, W, None)
     bonds = p.get("hbonds", [])
     W.say("intro", n=len(bonds), views=len(views))
     hbond_lines(F, W, views, bonds, "b")
     F.answer(rec["answer"])
     W.say("answer", answer=rec["answer"])
+
+
+def _kind_answer(rec, views, F: Facts, W, residue: str | None) -> None:
+    """Interaction kinds beyond H-bonds (residue-level answers): each interaction's two groups cited by
+    one labelled atom each, and the distance between the groups' centres (the centroids of their named
+    atoms, as the finder measures it) against the kind's limit. A 'No' has no derivation from the
+    images here (the groups that could interact are the finder's typing, not something drawn)."""
+    p = rec["program"]
+    kind = p["interaction"]
+    found = p.get("interactions") or []
+    if not found:
+        raise NoRationale(f"no derivation of a 'No' for {kind}")
+    limit = float(load_table("interactions/other_criteria.yaml")[kind]["max_distance"])
+    W.say("kind_intro", kind=kind.replace("_", " "), n=len(found), residue=residue or "the pocket")
+    for n, it in enumerate(found):
+        res = f"P:{it['chain']}:{it['resseq']}{it['icode']}:"
+        pk, lk = res + it["protein_atom"], f"L:{it['ligand_atom']}"
+        group = tuple(res + a for a in it["protein_atoms"]) + ("|",) + tuple(f"L:{a}" for a in it["ligand_atoms"])
+        vp = cite_somewhere(views, (pk, lk)) or cite_somewhere(views, (pk,))
+        vl = cite_somewhere(views, (pk, lk)) or cite_somewhere(views, (lk,))
+        if vp is None or vl is None:
+            raise NoRationale(f"{kind} atoms not citable in any image")
+        pu, lu = ", ".join(F.pixel(vp, pk, f"k{n}p")), ", ".join(F.pixel(vl, lk, f"k{n}l"))
+        where = (f"in image {vp.k}, {vp.name(pk)} at ({pu})" + (" and" if vp is vl else f"; in image {vl.k},")
+                 + f" {vl.name(lk)} at ({lu})")
+        v = vp
+        dist = F.add(Fact("groups", f"k{n}_d", _group_distance(v, group), 2, v.k, group))
+        if abs(F.values[f"k{n}_d"] - float(it["distance"])) > 0.02:
+            raise NoRationale(f"{kind}: the named atoms' centres do not give the finder's distance")
+        lim = F.add(Fact("limit", f"k{n}_lim", limit, 2, extra={"criterion": f"kind:{kind}"}))
+        W.say("kind_pair", where=where, pgroup=", ".join(it["protein_atoms"]), lgroup=", ".join(it["ligand_atoms"]),
+              dist=dist, limit=lim)
+    F.answer(rec["answer"])
+    W.say("answer", answer=rec["answer"])
+
+
+def _group_distance(v: View, group: tuple) -> float:
+    cut = group.index("|")
+    a = np.mean([v.xyz(k) for k in group[:cut]], axis=0)
+    b = np.mean([v.xyz(k) for k in group[cut + 1:]], axis=0)
+    return float(np.linalg.norm(a - b))
 
 
 def location(rec, V, F: Facts, W) -> None:

@@ -151,9 +151,21 @@ def _check(f, views: dict, values: dict, record: dict) -> str:
         step = float(f.extra["step"])
         real = round(values[f.expr] / step) * step
         return "" if abs(real - float(f.value)) < 1e-9 else f"{f.expr} rounds to {real}"
+    if f.kind == "groups":
+        cut = f.atoms.index("|")
+        rows = [v.row(k) for k in f.atoms if k != "|"]
+        if None in rows:
+            return "atom not in image"
+        a = np.mean([v.atoms[v.row(k)]["camera_xyz"] for k in f.atoms[:cut]], axis=0)
+        b = np.mean([v.atoms[v.row(k)]["camera_xyz"] for k in f.atoms[cut + 1:]], axis=0)
+        real = float(np.linalg.norm(np.asarray(a) - np.asarray(b)))
+        return "" if _close(real, f.value, f.nd) else f"sidecar gives {real:.3f} Å"
     if f.kind == "limit":
         crit = f.extra.get("criterion", "")
-        if crit == "widest N/O":
+        if crit.startswith("kind:"):
+            from ..data_files import load_table
+            real = float(load_table("interactions/other_criteria.yaml")[crit[5:]]["max_distance"])
+        elif crit == "widest N/O":
             real = 3.53 + SLOP
         elif crit.startswith("shared proton"):
             real = 2.65
