@@ -602,28 +602,34 @@ def location(rec, V, F: Facts, W) -> None:
         need = (pk, lk)
 
         def sharing(names, keys):
-            for name in names:
+            """(image, sign) of the first view that shows the front's axis (sign −1: mirrored)."""
+            for name, sign in names:
                 k = _view_number(rec, V, name, True)
                 if k and all(V[k].citable(x) for x in keys):
-                    return k
+                    return k, sign
             return None
         mid = (A.xyz(pk) + A.xyz(lk)) / 2
         cands = sorted((float(np.linalg.norm(A.xyz(k) - mid)), k) for k in A.index
                        if k not in need and A.citable(k))
         found = None
         for _, k in cands[:80]:
-            xi, yi = sharing(("top", "bottom"), need + (k,)), sharing(("left", "right", "back"), need + (k,))
-            if xi and yi:
-                found = (k, xi, yi)
+            xs = sharing((("top", 1), ("bottom", 1), ("back", -1)), need + (k,))
+            ys = sharing((("left", 1), ("right", 1), ("back", 1)), need + (k,))
+            if xs and ys:
+                found = (k, xs, ys)
                 break
         if found is None:
             raise NoRationale("an H-bond atom is hidden in the reference view and no citable atom links it")
-        seen, xi, yi = found
+        seen, (xi, xsign), (yi, _) = found
         su, sv = F.pixel(A, seen, "hs")
-        vx1, vx2 = F.comp(V[xi], seen, pk, "x", "vx1"), F.comp(V[xi], seen, lk, "x", "vx2")
+        F.comp(V[xi], seen, pk, "x", "rx1")
+        F.comp(V[xi], seen, lk, "x", "rx2")
+        vx1 = F.calc("vx1", "rx1" if xsign > 0 else "-rx1", 2)
+        vx2 = F.calc("vx2", "rx2" if xsign > 0 else "-rx2", 2)
         vy1, vy2 = F.comp(V[yi], seen, pk, "y", "vy1"), F.comp(V[yi], seen, lk, "y", "vy2")
         vx = F.calc("vx", "(vx1 + vx2) / 2", 2)
         vy = F.calc("vy", "(vy1 + vy2) / 2", 2)
+        mirror = " (mirrored: the back view)" if xsign < 0 else ""
         du = F.calc("du", "hs_u - width / 2", 1)
         dv = F.calc("dv", "hs_v - height / 2", 1)
         anchor_depth = A.xyz(seen)[2]
@@ -656,7 +662,7 @@ def location(rec, V, F: Facts, W) -> None:
             W.say("offset", width=w, height=h, du=du, dv=dv)
         else:
             W.say("atoms_hidden", ref=ref, seen=A.name(seen), p=A.name(pk), l=A.name(lk), u=su, v=sv,
-                  vx1=vx1, vx2=vx2, vy1=vy1, vy2=vy2, vx=vx, vy=vy, ximg=xi, yimg=yi)
+                  vx1=vx1, vx2=vx2, vy1=vy1, vy2=vy2, vx=vx, vy=vy, ximg=xi, yimg=yi, mirror=mirror)
             W.say("offset_hidden", width=w, height=h, du=du, dv=dv, seen=A.name(seen))
         W.say("scale", bond=f"{A.name(a)} – {A.name(b)}", length=L, px=px, scale=sc, ref=ref)
         W.say("move" if hidden is None else "move_hidden", ax=ax, by=by, precision=format_number(prec),
