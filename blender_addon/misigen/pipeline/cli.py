@@ -362,11 +362,13 @@ def _executor_options(args, gpus: int) -> dict:
 
 
 def dataset_exit_code(manifest: dict) -> int:
-    """3 if the dataset records failed inputs, structures or samples. Non-structure files and samples a
-    complex cannot supply (category "unavailable": a spec count is a maximum) do not count."""
+    """3 if the dataset records failed inputs, structures or samples. Non-structure files, samples a
+    complex cannot supply (category "unavailable": a spec count is a maximum) and questions left out
+    by ``--level`` (category "level") do not count."""
+    by_category = manifest["counts"].get("failures_by_category", {})
     failures = manifest["counts"]["failures"] - sum(1 for u in manifest.get("inputs_not_used", [])
                                                     if u.get("kind") == "not_a_structure") \
-        - manifest["counts"].get("failures_by_category", {}).get("unavailable", 0)
+        - by_category.get("unavailable", 0) - by_category.get("level", 0)
     return EXIT_PARTIAL if failures > 0 else EXIT_OK
 
 
