@@ -611,25 +611,29 @@ def location(rec, V, F: Facts, W) -> None:
         mid = (A.xyz(pk) + A.xyz(lk)) / 2
         cands = sorted((float(np.linalg.norm(A.xyz(k) - mid)), k) for k in A.index
                        if k not in need and A.citable(k))
+        x_views, y_views = (("top", 1), ("bottom", 1), ("back", -1)), (("left", 1), ("right", 1), ("back", 1))
         found = None
-        for _, k in cands[:80]:
-            xs = sharing((("top", 1), ("bottom", 1), ("back", -1)), need + (k,))
-            ys = sharing((("left", 1), ("right", 1), ("back", 1)), need + (k,))
-            if xs and ys:
-                found = (k, xs, ys)
+        for _, k in cands[:120]:
+            # each component of each offset from the view that shows it with both atoms citable
+            got = [sharing(x_views, (pk, k)), sharing(y_views, (pk, k)), sharing(x_views, (lk, k)),
+                   sharing(y_views, (lk, k))]
+            if all(got):
+                found = (k, got)
                 break
         if found is None:
             raise NoRationale("an H-bond atom is hidden in the reference view and no citable atom links it")
-        seen, (xi, xsign), (yi, _) = found
+        seen, ((xi1, xs1), (yi1, _), (xi2, xs2), (yi2, _)) = found
         su, sv = F.pixel(A, seen, "hs")
-        F.comp(V[xi], seen, pk, "x", "rx1")
-        F.comp(V[xi], seen, lk, "x", "rx2")
-        vx1 = F.calc("vx1", "rx1" if xsign > 0 else "-rx1", 2)
-        vx2 = F.calc("vx2", "rx2" if xsign > 0 else "-rx2", 2)
-        vy1, vy2 = F.comp(V[yi], seen, pk, "y", "vy1"), F.comp(V[yi], seen, lk, "y", "vy2")
+        F.comp(V[xi1], seen, pk, "x", "rx1")
+        F.comp(V[xi2], seen, lk, "x", "rx2")
+        vx1 = F.calc("vx1", "rx1" if xs1 > 0 else "-rx1", 2)
+        vx2 = F.calc("vx2", "rx2" if xs2 > 0 else "-rx2", 2)
+        vy1, vy2 = F.comp(V[yi1], seen, pk, "y", "vy1"), F.comp(V[yi2], seen, lk, "y", "vy2")
+
+        def where(k, sign):
+            return f"image {k}" + (", mirrored" if sign < 0 else "")
         vx = F.calc("vx", "(vx1 + vx2) / 2", 2)
         vy = F.calc("vy", "(vy1 + vy2) / 2", 2)
-        mirror = " (mirrored: the back view)" if xsign < 0 else ""
         du = F.calc("du", "hs_u - width / 2", 1)
         dv = F.calc("dv", "hs_v - height / 2", 1)
         anchor_depth = A.xyz(seen)[2]
@@ -662,7 +666,8 @@ def location(rec, V, F: Facts, W) -> None:
             W.say("offset", width=w, height=h, du=du, dv=dv)
         else:
             W.say("atoms_hidden", ref=ref, seen=A.name(seen), p=A.name(pk), l=A.name(lk), u=su, v=sv,
-                  vx1=vx1, vx2=vx2, vy1=vy1, vy2=vy2, vx=vx, vy=vy, ximg=xi, yimg=yi, mirror=mirror)
+                  vx1=vx1, vx2=vx2, vy1=vy1, vy2=vy2, vx=vx, vy=vy, x1img=where(xi1, xs1), y1img=where(yi1, 1),
+                  x2img=where(xi2, xs2), y2img=where(yi2, 1))
             W.say("offset_hidden", width=w, height=h, du=du, dv=dv, seen=A.name(seen))
         W.say("scale", bond=f"{A.name(a)} – {A.name(b)}", length=L, px=px, scale=sc, ref=ref)
         W.say("move" if hidden is None else "move_hidden", ax=ax, by=by, precision=format_number(prec),
