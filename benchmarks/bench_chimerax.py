@@ -272,7 +272,13 @@ def main(argv=None) -> int:
     tot = {"cx": 0, "mis": 0, "both": 0, "lit_n": 0, "lit_cx": 0, "lit_mis": 0}
     per_set: dict = {}
     for e in [j["id"] for j in jobs]:
-        pc = {(c, n, pa, la) for c, n, rn, pa, la, lres, dn in cx[e]["hbonds"]}
+        # Both sides on the dataset's partner set: protein residues (issue 16: waters, buffers and
+        # other ligand copies are never partners); ChimeraX's bonds to those are counted apart.
+        s_e = mis[e]["s"]
+        protein = {(str(s_e.chain[i]), int(s_e.resseq[i])) for i in np.nonzero(s_e.pocket_candidates())[0]}
+        pc_all = {(c, n, pa, la) for c, n, rn, pa, la, lres, dn in cx[e]["hbonds"]}
+        pc = {x for x in pc_all if (str(x[0]), int(x[1])) in protein}
+        tot["non_protein"] = tot.get("non_protein", 0) + len(pc_all - pc)
         pm = mis[e]["pairs"]
         both = pc & pm
         ps = per_set.setdefault(mis[e]["set"], dict(zero))
@@ -326,6 +332,8 @@ def main(argv=None) -> int:
               f"{100.0 * tot['lit_mis'] / tot['lit_n']:.1f}%")
     for ln in skipped:
         print(f"skipped {ln}")
+    print(f"left out of both sides: {tot.get('non_protein', 0)} ChimeraX pairs to waters, buffers, metals or other "
+          f"ligand copies (not protein partners: docs/INTERACTIONS.md section 6)")
     if args.details:
         print()
         print("\n".join(details))
