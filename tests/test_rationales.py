@@ -146,3 +146,15 @@ def test_interaction_kind_rationale_cites_groups_and_replays(hivp, style):
     assert re.search(r"centres \d\.\d\d Å apart, within the 4\.00 Å the criterion allows", text), text
     assert replay(dict(rec, rationale=text), cars, build(rec)) == []
     assert got["No"][2] is None and "No" in got["No"][3]
+
+
+def test_every_interaction_location_question_of_the_examples_has_a_rationale(cli, examples, tmp_path):
+    """T8 asks only about H-bonds whose centre the images let a reader place (both atoms visible in
+    the reference view, or each in a view sharing each of its axes); before that rule, 1hvi's first
+    test question named an atom hidden in every view showing the front's y axis and had no rationale."""
+    import json
+    r = cli("generate", "--structures", examples, "--out", tmp_path / "out", "--split", "test", "--plan-only",
+            "--tasks", "interaction_location")
+    assert r.returncode == 0, r.stderr
+    recs = [json.loads(line) for line in (tmp_path / "out" / "annotations.jsonl").read_text().splitlines()]
+    assert len(recs) == 4 and all(rec["rationale"] for rec in recs)

@@ -64,6 +64,28 @@ class LocationPlanner(HBondPlanner):
         p_rows, l_rows = self.ctx.group_rows(it)
         return (xyz[[rows[r] for r in p_rows]].mean(axis=0) + xyz[[rows[r] for r in l_rows]].mean(axis=0)) / 2
 
+    # Views that show the reference (front) view's x axis, and its y axis, edge on or mirrored.
+    SHARES_X = ("top", "bottom", "back")
+    SHARES_Y = ("left", "right", "back")
+
+    def centre_unplaceable(self, it) -> str | None:
+        """Why no image lets a reader place the H-bond's centre, or None: both atoms visible in the
+        reference view, or each visible in a view that shows its x axis and in one that shows its y
+        axis (an atom hidden in every view sharing an axis leaves that offset unreadable)."""
+        if self.kind != "hbond" or not self.d["rejection"]["require_visible"]:
+            return None
+        shown = self.ctx.shown(self.front.parts, self.front.residues)
+        rows = self.ctx.row_map(shown)
+        atoms = [rows.get(int(it.protein_index)), rows.get(int(it.ligand_index))]
+        if None in atoms or all(self.visible(self.front)[r] for r in atoms):
+            return None
+        by_view = dict(zip(self.d["views"], self.specs))
+        for names in (self.SHARES_X, self.SHARES_Y):
+            seen = [by_view[n] for n in names if n in by_view]
+            if not all(any(self.visible(v)[r] for v in seen) for r in atoms):
+                return "H-bond centre not placeable: an atom is hidden in every view sharing an axis"
+        return None
+
     def options_for(self, a, b, rng) -> tuple[list[tuple] | None, list | None]:
         """(the option moves, true first, or None when no set is distinct enough; the change each
         product factor made, x then y, or None for the paper's design)."""
@@ -96,7 +118,7 @@ class LocationPlanner(HBondPlanner):
         prec = float(d["precision"])
         chosen = None
         for it in pool[: self.tries()]:
-            reason = self.unreadable(self.specs, [it], self.bond_labels([it]))
+            reason = self.unreadable(self.specs, [it], self.bond_labels([it])) or self.centre_unplaceable(it)
             if reason is None:
                 q = self.camera.to_camera(self.midpoint(it)[None])[0]
                 a, b = round_to(-q[0], prec), round_to(-q[1], prec)
