@@ -3,6 +3,7 @@
 Exit codes: 0 all good; 1 nothing generated / rendered, or ``validate`` found defects;
 2 bad arguments, bad spec or preset, a device that cannot be had, Blender missing;
 3 the dataset was written but some inputs, structures or samples failed (failures.jsonl);
+4 the dataset was written and validated but its audit failed (a blind guesser beats chance; audit.json);
 130 interrupted (Ctrl-C): finished work is kept, the same command resumes.
 """
 from __future__ import annotations
@@ -22,7 +23,7 @@ from . import summaries
 from .dataset_cli import add_dataset_commands
 from .output import OutputError, append_jsonl, write_json_atomic
 
-EXIT_OK, EXIT_NOTHING, EXIT_USAGE, EXIT_PARTIAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+EXIT_OK, EXIT_NOTHING, EXIT_USAGE, EXIT_PARTIAL, EXIT_AUDIT, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 130
 BPY_MISSING = ("misigen: this command renders and needs Blender's Python module bpy, which this Python "
                "lacks: install it with  pip install -e \".[standalone]\"  (PyPI bpy, Python 3.11) or run  "
                "blender -b -P run_blender.py -- <command> …")
@@ -363,12 +364,19 @@ def _executor_options(args, gpus: int) -> dict:
 
 def dataset_exit_code(manifest: dict) -> int:
     """3 if the dataset records failed inputs, structures or samples. Non-structure files, samples a
-    complex cannot supply (category "unavailable": a spec count is a maximum) and questions left out
-    by ``--level`` (category "level") do not count."""
-    by_category = manifest["counts"].get("failures_by_category", {})
-    failures = manifest["counts"]["failures"] - sum(1 for u in manifest.get("inputs_not_used", [])
-                                                    if u.get("kind") == "not_a_structure") \
+    complex cannot supply (category "unavailable": a spec count is a maximum), questions left out
+    by ``--level`` (category "level") and rejected samples within the suite's ``rejection_budget``
+    (per task, a fraction of the samples asked for) do not count; 4 (before 3) if the audit failed."""
+    if manifest.get("audit") and not manifest["audit"]["ok"]:
+        return EXIT_AUDIT
+    counts = manifest["counts"]
+    by_category = counts.get("failures_by_category", {})
+    failures = counts["failures"] - sum(1 for u in manifest.get("inputs_not_used", [])
+                                        if u.get("kind") == "not_a_structure") \
         - by_category.get("unavailable", 0) - by_category.get("level", 0)
+    budget = float(manifest.get("rejection_budget", 0.0))
+    asked = counts.get("samples_asked_by_task", {})
+    failures -= sum(n for task, n in counts.get("rejected_by_task", {}).items() if n <= budget * asked.get(task, 0))
     return EXIT_PARTIAL if failures > 0 else EXIT_OK
 
 
@@ -450,6 +458,9 @@ def cmd_generate(args, structures=None) -> int:
     if code == EXIT_PARTIAL:
         print(f"some inputs or samples failed: see {Path(args.out) / 'failures.jsonl'} (exit {code})",
               file=sys.stderr)
+    if code == EXIT_AUDIT:
+        print(f"the audit failed: a blind guesser beats chance, see {Path(args.out) / 'audit.json'} (exit {code})",
+              file=sys.stderr)
     return code
 
 
@@ -458,9 +469,12 @@ def cmd_validate(args) -> int:
 
     if not Path(args.out).is_dir():
         raise InputError(args.out, "no such folder")
-    problems = validate_dataset(args.out)
+    notes: list = []
+    problems = validate_dataset(args.out, notes)
     for p in problems:
         print(p)
+    for n in notes:
+        print(f"note: {n}")
     print(f"{args.out}: {'OK' if not problems else f'{len(problems)} problem(s)'}")
     return EXIT_NOTHING if problems else EXIT_OK
 

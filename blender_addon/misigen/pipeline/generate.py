@@ -56,8 +56,10 @@ def prepare_run(suite_path: Path, structure_paths, out: Path, style: dict, split
     ``ligands``: structure id → ligand selector (``--ligands FILE``); ``default_ligand`` for the
     others (``--ligand``). Both only matter for PDB/mmCIF inputs whose ligand is a HETATM group."""
     from ..core.tasks import load_suite
+    from ..core.tasks.spec import check_resolution
 
     tasks = with_levels(load_suite(suite_path), tuple(levels))   # spec errors stop here, before any work
+    check_resolution(style, tasks)
     if task_names:
         known = {t.name for t in tasks}
         unknown = sorted(set(task_names) - known)
@@ -184,6 +186,7 @@ def _run_locked(setup: RunSetup, lock, out: Path, t_start: float, suite_path, st
         "inputs": setup.identity["inputs"], "render": bool(render),
         "input_notices": input_notices(structure_paths),
         "audit_settings": setup.tasks[0].suite.get("audit", {}) if setup.tasks else {},
+        "rejection_budget": setup.tasks[0].suite.get("rejection_budget", 0.0) if setup.tasks else 0.0,
         "inputs_not_used": [{"where": f.where, "why": f.why, "kind": f.kind} for f in setup.unused_failures],
         "inputs_alternatives_skipped": len(setup.discovery.alternatives),
         "duplicate_inputs": setup.duplicates,

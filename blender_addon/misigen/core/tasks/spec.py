@@ -66,6 +66,12 @@ SUITE = Map({
                    "image_size": (Int(8, 512), 64),
                    "known_shortcuts": (List(KNOWN_SHORTCUT, min_len=0), []),
                    "necessity": (NECESSITY, {})}), {}),
+    # The smallest image side (px) at which the suite's labels and view changes can be seen:
+    # generate refuses a smaller --resolution (labels never shrink below the preset's min_size_px).
+    "min_resolution": (Int(1, 16384), 128),
+    # Rejected samples (a careful human could not answer them) up to this fraction of a task's
+    # requested samples are recorded but do not make generate exit 3 (see README "exit codes").
+    "rejection_budget": (Num(0, 1), 0.05),
 })
 
 
@@ -157,6 +163,7 @@ def load_suite(path) -> list[TaskSpec]:
         REGISTRY.load(ref, path.parent.resolve(), path)
     settings = {"name": suite["name"], "test_fraction": float(suite["split"]["test_fraction"]),
                 "zoom_clearance": float(suite["camera"]["zoom_clearance"]), "audit": suite["audit"],
+                "min_resolution": suite["min_resolution"], "rejection_budget": float(suite["rejection_budget"]),
                 "path": str(path)}
     if suite["hbonds"]["definition"] is not None:     # only when named: other suites keep their hash
         settings["hbond_definition"] = suite["hbonds"]["definition"]
@@ -189,6 +196,18 @@ def load_suite(path) -> list[TaskSpec]:
     return tasks
 
 
+def check_resolution(style: dict, tasks: list) -> None:
+    """InputError unless the style's image is at least the suite's ``min_resolution`` on each side."""
+    if not tasks:
+        return
+    w, h = (int(x) for x in style["render"]["resolution"])
+    least = int(tasks[0].suite.get("min_resolution", 1))
+    if min(w, h) < least:
+        raise InputError("--resolution", f"{w}x{h} is below {least} px, the smallest image side at which suite "
+                                         f"{tasks[0].suite['name']}'s labels and view changes can be seen (its "
+                                         f"min_resolution); use --resolution {least} {least} or larger")
+
+
 def load_dataset_modules(manifest: dict) -> None:
     """Add the task modules of the suite a dataset was generated from (its manifest's ``suite``)."""
     suite = manifest.get("suite")
@@ -204,4 +223,4 @@ def load_dataset_modules(manifest: dict) -> None:
         REGISTRY.load(ref, Path(suite).parent.resolve(), suite)
 
 
-__all__ = ["TaskSpec", "load_task_spec", "load_suite", "load_dataset_modules", "REPO_TASK_SPECS", "BASE_FIELDS", "Enum"]
+__all__ = ["TaskSpec", "load_task_spec", "load_suite", "load_dataset_modules", "check_resolution", "REPO_TASK_SPECS", "BASE_FIELDS", "Enum"]
