@@ -56,3 +56,27 @@ def test_altloc_is_an_option(complexes):
 def test_bad_read_options(bad):
     with pytest.raises(ValueError):
         ReadOptions(**bad)
+
+
+def test_model_and_altloc_options_are_in_the_manifest_and_the_run(cli, examples, tmp_path):
+    """Before: no option; the first model and the occupancy choice were taken silently."""
+    import json
+    from test_reading import _two_models
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    _two_models(examples / "1hvi.pdb", inputs / "nmr.pdb")
+    out = tmp_path / "o"
+    args = ["generate", "--structures", inputs, "--out", out, "--tasks", "rotation", "--split", "test",
+            "--plan-only", "--resolution", "128", "128", "--no-progress", "--no-audit"]
+    res = cli(*args, "--model", "2", "--altloc", "first")
+    assert res.returncode == 0, res.stderr
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["reading"] == {"model": 2, "altloc": "first"}
+    assert manifest["inputs"]["nmr"]["reading"] == {"model": 2, "altloc": "first"}
+    # the model is part of the run: resuming with another is refused
+    res = cli(*args)
+    assert res.returncode == 2 and "different inputs" in res.stderr
+    # a model the file lacks: recorded for that structure, one line naming the file
+    res = cli(*[a if a != out else tmp_path / "o3" for a in args], "--model", "3")
+    assert res.returncode == 1 and "nmr.pdb" in res.stderr and "2 model(s)" in res.stderr
+    assert cli(*args[:4], "--altloc", "AB").returncode == 2

@@ -55,6 +55,35 @@ def _fraction(minimum: float, strict: bool = False):
     return parse
 
 
+def _altloc(text: str) -> str:
+    from ..core.readers import ReadOptions
+    try:
+        return ReadOptions(altloc=text).altloc
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _reading_args(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("reading PDB/mmCIF files")
+    g.add_argument("--model", type=_whole(1), default=1, metavar="N",
+                   help="read the N-th model of each file (NMR ensembles have many; default: 1, the first)")
+    g.add_argument("--altloc", type=_altloc, default="occupancy", metavar="RULE",
+                   help="alternate locations, per residue: occupancy (highest mean occupancy, then lowest "
+                        "B-factor: ChimeraX's choice), first (the first letter), or a letter such as B "
+                        "(that location where a residue has it, else occupancy) (default: occupancy)")
+
+
+def reading_from_args(args):
+    from ..core.readers import ReadOptions
+    return ReadOptions(model=args.model, altloc=args.altloc)
+
+
+def with_reading(sources, args) -> list:
+    from dataclasses import replace
+    reading = reading_from_args(args)
+    return [replace(s, reading=reading) for s in sources]
+
+
 def _device(text: str) -> str:
     from ..render.device import parse_device   # no bpy needed to check a name
     try:
@@ -170,6 +199,7 @@ def build_parser() -> argparse.ArgumentParser:
                                                     "(default: front)")
     p.add_argument("--transform", help="applied after the view, e.g. 'move x 3, roll y 15'")
     p.add_argument("--ligand", help="RES:CHAIN:NUM of the HETATM ligand (PDB input)")
+    _reading_args(p)
     _style_args(p)
     p.set_defaults(func=cmd_render)
 
@@ -178,12 +208,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="files or folders, searched recursively: PDBbind layouts, PDB/mmCIF files (.gz too)")
     p.add_argument("--out", required=True, type=Path, help="output folder (a run resumes into it)")
     _generate_args(p)
+    _reading_args(p)
     _style_args(p)
     p.set_defaults(func=cmd_generate)
 
     p = sub.add_parser("demo", help="generate a small demo dataset from the bundled examples")
     p.add_argument("--out", type=Path, default=Path("demo_out"), help="output folder (default: demo_out)")
     _generate_args(p, demo=True)
+    _reading_args(p)
     _style_args(p)
     p.set_defaults(func=cmd_demo)
 
@@ -213,6 +245,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--angle-slop", type=float, default=20.0, help="H-bond angle slop, degrees (default: 20)")
     p.add_argument("--json", action="store_true", help="one JSON object per structure instead of a table")
     _keep_args(p)
+    _reading_args(p)
     p.set_defaults(func=cmd_interactions)
 
     p = sub.add_parser("build-extension", help="build the Blender extension zip (prints its path last)")
@@ -272,7 +305,7 @@ def cmd_render(args) -> int:
     views = render_views(args.views, args.transform)
     style = style_from_args(args)
     discovery = discover_inputs(args.structures)
-    sources = discovery.sources
+    sources = with_reading(discovery.sources, args)
     make_output_folder(Path(args.out), create=False)   # a bad --out is one line before any work
     _probe_device(args)
     from ..render.renderer import blender_version
@@ -301,7 +334,8 @@ def cmd_render(args) -> int:
     write_json_atomic(out / "manifest.json", {
         "tool": "misigen", "version": __version__, "blender": blender_version(),
         "device": sorted({s["device"] for s in summaries_}), "command": "render",
-        "views": views, "transform": args.transform or "", "structures": summaries_,
+        "views": views, "transform": args.transform or "", "reading": reading_from_args(args).as_dict(),
+        "structures": summaries_,
         "failures": failures, "written": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }, indent=1)
     print(f"wrote {sum(len(s['images']) for s in summaries_)} images to {out}/images "
@@ -319,7 +353,7 @@ def cmd_interactions(args) -> int:
     from ..core.loader import load_structure
 
     discovery = discover_inputs(args.structures)
-    sources = discovery.sources
+    sources = with_reading(discovery.sources, args)
     status = EXIT_OK
     for u in _unreadable(discovery):           # said, and the other structures go on
         print(f"error: {u.path}: {u.why}", file=sys.stderr)
@@ -431,7 +465,8 @@ def cmd_generate(args, structures=None) -> int:
         manifest = generate(structures, args.out, args.suite, style=style, split=args.split, tasks=tasks,
                             limit=args.limit, seed=args.seed, device=args.device, shard=shard, render=render,
                             progress=not args.no_progress, ligands=ligands, ligand=args.ligand,
-                            audit=not args.no_audit, levels=_levels(args.level), **options)
+                            audit=not args.no_audit, levels=_levels(args.level), reading=reading_from_args(args),
+                            **options)
     except Interrupted as exc:
         print(str(exc), file=sys.stderr)
         return EXIT_INTERRUPTED

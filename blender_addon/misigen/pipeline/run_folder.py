@@ -137,7 +137,8 @@ def input_hashes(sources, ligand_of: dict | None = None) -> dict:
     return {s.id: {"files": [Path(p).name for p in (s.protein, s.ligand) if p],
                    "sha256": hashlib.sha256(b"".join(file_sha256(p).encode()
                                                      for p in (s.protein, s.ligand) if p)).hexdigest(),
-                   **({"ligand": ligand_of[s.id]} if ligand_of.get(s.id) and s.ligand is None else {})}
+                   **({"ligand": ligand_of[s.id]} if ligand_of.get(s.id) and s.ligand is None else {}),
+                   **({"reading": s.reading.changed()} if s.reading.changed() else {})}
             for s in sources}
 
 
