@@ -59,7 +59,7 @@ def validate_dataset(out: Path, notes: list | None = None) -> list[str]:
         manifest = None
         problems.append(f"manifest.json: not JSON ({exc})")
     try:
-        load_dataset_modules(manifest or {})
+        load_dataset_modules(manifest or {}, out)
     except Exception as exc:  # noqa: BLE001 - a task module that will not load is one clear problem
         problems.append(f"manifest.json: suite task modules: {exc}")
 
