@@ -168,7 +168,8 @@ def load_suite(path) -> list[TaskSpec]:
         REGISTRY.load(ref, path.parent.resolve(), path)
     settings = {"name": suite["name"], "test_fraction": float(suite["split"]["test_fraction"]),
                 "zoom_clearance": float(suite["camera"]["zoom_clearance"]), "audit": suite["audit"],
-                "min_resolution": suite["min_resolution"], "modules": list(suite["modules"]), "rejection_budget": float(suite["rejection_budget"]),
+                "min_resolution": suite["min_resolution"], "modules": list(suite["modules"]),
+                "rejection_budget": float(suite["rejection_budget"]),
                 "path": str(path)}
     if suite["hbonds"]["definition"] is not None:     # only when named: other suites keep their hash
         settings["hbond_definition"] = suite["hbonds"]["definition"]
@@ -254,4 +255,5 @@ def load_dataset_modules(manifest: dict, dataset: Path | None = None) -> None:
         REGISTRY.load(ref, Path(suite).parent.resolve(), suite)
 
 
-__all__ = ["TaskSpec", "load_task_spec", "load_suite", "load_dataset_modules", "dataset_suite", "check_resolution", "REPO_TASK_SPECS", "BASE_FIELDS", "Enum"]
+__all__ = ["TaskSpec", "load_task_spec", "load_suite", "load_dataset_modules", "dataset_suite", "check_resolution",
+           "REPO_TASK_SPECS", "BASE_FIELDS", "Enum"]
