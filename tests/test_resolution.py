@@ -112,3 +112,9 @@ def test_a_failed_audit_exits_4(cli, examples, tmp_path):
               "--resolution", "128", "128", "--no-progress")
     assert res.returncode == 4, res.stderr
     assert "audit: FAIL" in res.stdout + res.stderr and "(exit 4)" in res.stderr
+    # merge rebuilds the folder's files: the audit it had judged the records before (one shard's, in
+    # an array job) and is not carried into the merged manifest, nor into merge's exit code
+    res = cli("merge", tmp_path / "o")
+    assert res.returncode in (0, 3), res.stderr
+    import json
+    assert "audit" not in json.loads((tmp_path / "o" / "manifest.json").read_text())
