@@ -4,7 +4,7 @@ from __future__ import annotations
 import functools
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -245,11 +245,15 @@ def _load_cached(source: StructureSource, ligand: str | None, stamp: tuple) -> S
     return load_structure(source, ligand)
 
 
-def load(path: str | Path, ligand: str | None = None, ligand_file: str | Path | None = None) -> Structure:
+def load(path: str | Path, ligand: str | None = None, ligand_file: str | Path | None = None,
+         reading: ReadOptions | None = None) -> Structure:
     """One protein–ligand complex: a PDB/mmCIF file (ligand = its HETATM group, or ``ligand``
-    as RES:CHAIN:NUM), a PDBbind-style folder, or a protein file plus ``ligand_file`` (SDF/MOL2).
-    Loading is memoised on the files' modification times (the GUI reloads often)."""
+    as RES:CHAIN:NUM), a PDBbind-style folder, or a protein file plus ``ligand_file`` (SDF/MOL2);
+    ``reading`` picks the model and alternate locations (``ReadOptions``; default: the first model,
+    highest occupancy). Loading is memoised on the files' modification times (the GUI reloads often)."""
     source = source_of(path, ligand_file)
+    if reading is not None:
+        source = replace(source, reading=reading)
     stamp = tuple(p.stat().st_mtime_ns for p in (source.protein, source.ligand) if p)
     return _load_cached(source, ligand or None, stamp)
 
