@@ -26,10 +26,13 @@ def datasets(tmp_path_factory, examples):
 
 
 def _snapshot(folder):
-    """Every file's bytes and every link's target under ``folder`` (links not followed)."""
+    """Every file's bytes and every link's target under ``folder`` (links not followed); not the
+    lock files, which name the last holder (pid, time: folder_lock.py)."""
     out = {}
     for dirpath, dirs, files in os.walk(folder):
         for name in files + [d for d in dirs if os.path.islink(os.path.join(dirpath, d))]:
+            if name.startswith(".misigen.") and name.endswith(".lock"):
+                continue
             p = os.path.join(dirpath, name)
             rel = os.path.relpath(p, folder)
             out[rel] = ("link", os.readlink(p)) if os.path.islink(p) else open(p, "rb").read()

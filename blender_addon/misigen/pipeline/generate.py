@@ -189,7 +189,7 @@ def _run_locked(setup: RunSetup, lock, out: Path, t_start: float, suite_path, st
         "suite_modules": setup.tasks[0].suite.get("modules", []) if setup.tasks else [],
         "spec_sha256": setup.identity["spec_sha256"], "style_sha256": setup.identity["style_sha256"],
         "inputs": setup.identity["inputs"], "render": bool(render),
-        "reading": (reading or DEFAULT_READ).as_dict(),
+        "reading": (setup.sources[0].reading if setup.sources else DEFAULT_READ).as_dict(),   # one for all
         "input_notices": input_notices(structure_paths),
         "audit_settings": setup.tasks[0].suite.get("audit", {}) if setup.tasks else {},
         "rejection_budget": setup.tasks[0].suite.get("rejection_budget", 0.0) if setup.tasks else 0.0,
