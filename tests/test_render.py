@@ -73,7 +73,8 @@ def test_render_writes_png_and_sidecar(rendered):
         assert side["width"] == 256 and side["camera"]["projection"] == "perspective"
         assert side["camera"]["fov_deg"] == 30.0
         assert len(side["atoms"]) == summary["atoms_shown"]
-        assert (out / im["image"]).name == f"{side['key']}.png"
+        assert (out / im["image"]).name == f"wagner_brd4_{im['view']}.png"      # named, not by hash
+        assert (out / im["image"]).with_suffix(".json").is_file() and side["view"] == im["view"]
     assert not list(out.glob("images/.*"))          # no temp files left
 
 

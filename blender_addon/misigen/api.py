@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from .core.errors import InputError
 from .core.loader import load
+from .core.readers import ReadOptions
 from .core.presets import save_preset
 from .core.resources import examples_dir, preset_names, preset_path, suite_path, user_presets_dir
 from .core.scene_plan import RenderSpec, pose, scene_atoms
@@ -33,7 +34,7 @@ from .pipeline.rendering import open_renderer, render_annotated, render_sample
 from .pipeline.validate import validate_dataset as validate
 from .pipeline.views import plan_views
 
-__all__ = ["InputError", "Structure", "RenderSpec", "load", "load_style", "shown", "plan_views", "load_tasks",
+__all__ = ["InputError", "ReadOptions", "Structure", "RenderSpec", "load", "load_style", "shown", "plan_views", "load_tasks",
            "load_task", "plan_task", "partner_catalog", "pose", "scene_atoms", "open_renderer", "render_annotated",
            "render_sample", "record", "generate", "demo", "validate", "save_preset", "preset_names",
            "preset_path", "suite_path", "examples_dir", "user_presets_dir", "style_hash"]

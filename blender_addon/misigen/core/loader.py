@@ -4,7 +4,7 @@ from __future__ import annotations
 import functools
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -13,8 +13,9 @@ from . import bonds as bondlib
 from .errors import InputError
 from . import het_ligand
 from .ligand_names import mol2_names_for
-from .readers import (LIGAND_SUFFIXES, PROTEIN_SUFFIXES, check_text_file, file_stem, file_suffix,
-                      ligand_atom_names, read_conect, read_ligand_file, read_link_records, read_protein_file)
+from .readers import (DEFAULT_READ, LIGAND_SUFFIXES, PROTEIN_SUFFIXES, ReadOptions, check_text_file,
+                      file_stem, file_suffix, ligand_atom_names, read_conect, read_ligand_file, read_link_records,
+                      read_protein_file)
 from .structure import WATER_NAMES, Structure
 
 SAFE_ID = re.compile(r"[^A-Za-z0-9._-]+")
@@ -27,6 +28,7 @@ class StructureSource:
     protein: Path
     ligand: Path | None = None
     split_key: str | None = None    # the id whose split this one takes (byte-identical inputs: duplicates.py)
+    reading: ReadOptions = DEFAULT_READ     # which model and alternate locations of the protein file
 
 
 def safe_id(name: str) -> str:
@@ -243,11 +245,15 @@ def _load_cached(source: StructureSource, ligand: str | None, stamp: tuple) -> S
     return load_structure(source, ligand)
 
 
-def load(path: str | Path, ligand: str | None = None, ligand_file: str | Path | None = None) -> Structure:
+def load(path: str | Path, ligand: str | None = None, ligand_file: str | Path | None = None,
+         reading: ReadOptions | None = None) -> Structure:
     """One protein–ligand complex: a PDB/mmCIF file (ligand = its HETATM group, or ``ligand``
-    as RES:CHAIN:NUM), a PDBbind-style folder, or a protein file plus ``ligand_file`` (SDF/MOL2).
-    Loading is memoised on the files' modification times (the GUI reloads often)."""
+    as RES:CHAIN:NUM), a PDBbind-style folder, or a protein file plus ``ligand_file`` (SDF/MOL2);
+    ``reading`` picks the model and alternate locations (``ReadOptions``; default: the first model,
+    highest occupancy). Loading is memoised on the files' modification times (the GUI reloads often)."""
     source = source_of(path, ligand_file)
+    if reading is not None:
+        source = replace(source, reading=reading)
     stamp = tuple(p.stat().st_mtime_ns for p in (source.protein, source.ligand) if p)
     return _load_cached(source, ligand or None, stamp)
 
@@ -262,7 +268,7 @@ def ligand_chemistry_default() -> bool:
 # ------------------------------------------------------------------ assembly
 def load_structure(source: StructureSource, ligand: str | None = None) -> Structure:
     """Read one structure with its ligand and all bonds. Raises InputError on bad input."""
-    table = read_protein_file(source.protein)
+    table = read_protein_file(source.protein, source.reading)
     if source.ligand is not None:
         mol = read_ligand_file(source.ligand)
         keep = list(range(len(table)))
@@ -328,6 +334,7 @@ def load_structure(source: StructureSource, ligand: str | None = None) -> Struct
         order = 1.5 if b.GetIsAromatic() else float(b.GetBondTypeAsDouble() or 1.0)
         bond_list.append((n_prot + b.GetBeginAtomIdx(), n_prot + b.GetEndAtomIdx(), order))
     bonds, orders = bondlib.as_arrays(bond_list)
+    lig_meta["reading"] = table.reading
     structure = Structure(id=source.id, coords=coords, bonds=bonds, bond_order=orders,
                           sources=tuple(str(p) for p in (source.protein, source.ligand) if p),
                           ligand_mol=mol, meta=lig_meta, **structure_cols)

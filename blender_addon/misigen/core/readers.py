@@ -1,7 +1,9 @@
 """Read structure files (PDB, mmCIF, SDF, MOL2) into flat atom tables.
 
-Biopython parses proteins, RDKit parses ligands; this module only checks the
-input, keeps one alternate location per residue (the reference's choice) and turns both into the columns of ``Structure``.
+Biopython parses proteins, RDKit parses ligands; this module only checks the input, keeps one
+model (``ReadOptions.model``, the first by default) and one alternate location per residue
+(``ReadOptions.altloc``, the reference's choice by default) and turns both into the columns of
+``Structure``.
 """
 from __future__ import annotations
 
@@ -38,6 +40,35 @@ def file_stem(path: Path) -> str:
     return path.stem
 
 
+ALTLOC_RULES = ("occupancy", "first")
+
+
+@dataclass(frozen=True)
+class ReadOptions:
+    """Which atoms of a PDB/mmCIF file are read.
+
+    ``model``: the N-th model in the file (1 = the first; NMR ensembles have many).
+    ``altloc``: per residue, ``occupancy`` = the alternate location with the highest mean
+    occupancy, then the lowest mean B-factor, then the first letter (ChimeraX's choice);
+    ``first`` = the first letter; a letter (``B``) = that location where the residue has it,
+    else the occupancy choice."""
+    model: int = 1
+    altloc: str = "occupancy"
+
+    def __post_init__(self):
+        if not isinstance(self.model, int) or isinstance(self.model, bool) or self.model < 1:
+            raise ValueError(f"model must be a whole number >= 1, not {self.model!r}")
+        if self.altloc not in ALTLOC_RULES and not (len(self.altloc) == 1 and self.altloc.isalnum()):
+            raise ValueError(f"altloc must be {' or '.join(ALTLOC_RULES)} or one location letter, not {self.altloc!r}")
+
+    def as_dict(self) -> dict:
+        return {"model": self.model, "altloc": self.altloc}
+
+    def changed(self) -> dict:
+        """The settings that differ from the defaults (run identities list only these)."""
+        return {k: v for k, v in self.as_dict().items() if v != getattr(DEFAULT_READ, k)}
+
+
 @dataclass
 class AtomTable:
     """Columns of atoms read from one file, before bonds are assigned."""
@@ -50,6 +81,7 @@ class AtomTable:
     chain: list
     hetero: list            # True for HETATM records
     serial: list            # file serial numbers (for CONECT records)
+    reading: dict = None    # what was read: models in the file, the model used, residues with altlocs
 
     def __len__(self):
         return len(self.element)
@@ -100,11 +132,13 @@ def _element_of(atom) -> str:
     return el[:1].upper() + el[1:].lower()
 
 
-def read_protein_file(path: Path) -> AtomTable:
-    """PDB or mmCIF → AtomTable (first model, one alternate location per residue, hydrogens kept).
+def read_protein_file(path: Path, options: ReadOptions | None = None) -> AtomTable:
+    """PDB or mmCIF → AtomTable (one model, one alternate location per residue, hydrogens kept).
 
-    The alternate location is the reference's (ChimeraX): per residue, the one with the highest
-    mean occupancy, then the lowest mean B-factor, then the first letter."""
+    By default the first model and the reference's (ChimeraX) alternate location: per residue,
+    the one with the highest mean occupancy, then the lowest mean B-factor, then the first
+    letter. ``options`` (``ReadOptions``) picks another model or rule."""
+    options = options or DEFAULT_READ
     from Bio.PDB import MMCIFParser, PDBParser
     from Bio.PDB.PDBExceptions import PDBConstructionWarning
 
@@ -127,13 +161,17 @@ def read_protein_file(path: Path) -> AtomTable:
     models = list(structure)
     if not models:
         raise InputError(path, "no models in file")
+    if options.model > len(models):
+        raise InputError(path, f"model {options.model} asked for (--model), the file has {len(models)} model(s)")
     cols = {k: [] for k in ("coords", "element", "name", "resname", "resseq", "icode", "chain",
                             "hetero", "serial")}
-    for chain in models[0]:
+    with_altlocs = 0
+    for chain in models[options.model - 1]:
         for residue in chain:
             hetflag, resseq, icode = residue.id
             seen: set = set()
-            best = _best_altloc(residue)
+            best = _choose_altloc(residue, options.altloc)
+            with_altlocs += bool(best)
             for atom in residue.get_unpacked_list():
                 altloc = atom.get_altloc().strip()
                 if atom.get_name() in seen:
@@ -154,7 +192,21 @@ def read_protein_file(path: Path) -> AtomTable:
         raise InputError(path, "no atoms")
     coords = np.array(cols.pop("coords"), dtype=np.float64).reshape(-1, 3)
     check_coordinates(path, coords)
-    return AtomTable(coords=coords, **cols)
+    reading = {"models": len(models), "model": options.model, "altloc": options.altloc,
+               "residues_with_altlocs": with_altlocs}
+    return AtomTable(coords=coords, reading=reading, **cols)
+
+
+def _choose_altloc(residue, rule: str) -> str:
+    """The residue's alternate location under ``rule`` (see ``ReadOptions``); "" when it has none."""
+    if rule == "occupancy":
+        return _best_altloc(residue)
+    letters = sorted({a.get_altloc().strip() for a in residue.get_unpacked_list()} - {""})
+    if not letters:
+        return ""
+    if rule == "first":
+        return letters[0]
+    return rule if rule in letters else _best_altloc(residue)
 
 
 def _best_altloc(residue) -> str:
@@ -172,6 +224,9 @@ def _best_altloc(residue) -> str:
     if not occ:
         return ""
     return min(occ, key=lambda a: (-round(occ[a][0] / occ[a][2], 6), round(occ[a][1] / occ[a][2], 6), a))
+
+
+DEFAULT_READ = ReadOptions()
 
 
 def _has_altloc(residue, atom_name: str, altloc: str) -> bool:

@@ -57,7 +57,7 @@ def audit_dataset(out: Path, settings: dict | None = None) -> dict:
     records = [json.loads(line) for line in (out / "annotations.jsonl").read_text().splitlines() if line.strip()]
     manifest = out / "manifest.json"
     meta = json.loads(manifest.read_text()) if manifest.is_file() else {}
-    load_dataset_modules(meta)             # the suite's own task modules, if any
+    load_dataset_modules(meta, out)           # the suite's own task modules, if any
     if settings is None:
         settings = meta.get("audit_settings", {})
     images = any((out / p).is_file() for r in records[:50] for p in r["images"][:1])

@@ -3,6 +3,7 @@
 Exit codes: 0 all good; 1 nothing generated / rendered, or ``validate`` found defects;
 2 bad arguments, bad spec or preset, a device that cannot be had, Blender missing;
 3 the dataset was written but some inputs, structures or samples failed (failures.jsonl);
+4 the dataset was written and validated but its audit failed (a blind guesser beats chance; audit.json);
 130 interrupted (Ctrl-C): finished work is kept, the same command resumes.
 """
 from __future__ import annotations
@@ -22,7 +23,7 @@ from . import summaries
 from .dataset_cli import add_dataset_commands
 from .output import OutputError, append_jsonl, write_json_atomic
 
-EXIT_OK, EXIT_NOTHING, EXIT_USAGE, EXIT_PARTIAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+EXIT_OK, EXIT_NOTHING, EXIT_USAGE, EXIT_PARTIAL, EXIT_AUDIT, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 130
 BPY_MISSING = ("misigen: this command renders and needs Blender's Python module bpy, which this Python "
                "lacks: install it with  pip install -e \".[standalone]\"  (PyPI bpy, Python 3.11) or run  "
                "blender -b -P run_blender.py -- <command> …")
@@ -52,6 +53,35 @@ def _fraction(minimum: float, strict: bool = False):
             raise argparse.ArgumentTypeError(f"must be {'more than' if strict else 'at least'} {minimum}, got {text}")
         return value
     return parse
+
+
+def _altloc(text: str) -> str:
+    from ..core.readers import ReadOptions
+    try:
+        return ReadOptions(altloc=text).altloc
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _reading_args(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("reading PDB/mmCIF files")
+    g.add_argument("--model", type=_whole(1), default=1, metavar="N",
+                   help="read the N-th model of each file (NMR ensembles have many; default: 1, the first)")
+    g.add_argument("--altloc", type=_altloc, default="occupancy", metavar="RULE",
+                   help="alternate locations, per residue: occupancy (highest mean occupancy, then lowest "
+                        "B-factor: ChimeraX's choice), first (the first letter), or a letter such as B "
+                        "(that location where a residue has it, else occupancy) (default: occupancy)")
+
+
+def reading_from_args(args):
+    from ..core.readers import ReadOptions
+    return ReadOptions(model=args.model, altloc=args.altloc)
+
+
+def with_reading(sources, args) -> list:
+    from dataclasses import replace
+    reading = reading_from_args(args)
+    return [replace(s, reading=reading) for s in sources]
 
 
 def _device(text: str) -> str:
@@ -169,6 +199,7 @@ def build_parser() -> argparse.ArgumentParser:
                                                     "(default: front)")
     p.add_argument("--transform", help="applied after the view, e.g. 'move x 3, roll y 15'")
     p.add_argument("--ligand", help="RES:CHAIN:NUM of the HETATM ligand (PDB input)")
+    _reading_args(p)
     _style_args(p)
     p.set_defaults(func=cmd_render)
 
@@ -177,12 +208,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="files or folders, searched recursively: PDBbind layouts, PDB/mmCIF files (.gz too)")
     p.add_argument("--out", required=True, type=Path, help="output folder (a run resumes into it)")
     _generate_args(p)
+    _reading_args(p)
     _style_args(p)
     p.set_defaults(func=cmd_generate)
 
     p = sub.add_parser("demo", help="generate a small demo dataset from the bundled examples")
     p.add_argument("--out", type=Path, default=Path("demo_out"), help="output folder (default: demo_out)")
     _generate_args(p, demo=True)
+    _reading_args(p)
     _style_args(p)
     p.set_defaults(func=cmd_demo)
 
@@ -212,6 +245,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--angle-slop", type=float, default=20.0, help="H-bond angle slop, degrees (default: 20)")
     p.add_argument("--json", action="store_true", help="one JSON object per structure instead of a table")
     _keep_args(p)
+    _reading_args(p)
     p.set_defaults(func=cmd_interactions)
 
     p = sub.add_parser("build-extension", help="build the Blender extension zip (prints its path last)")
@@ -271,7 +305,7 @@ def cmd_render(args) -> int:
     views = render_views(args.views, args.transform)
     style = style_from_args(args)
     discovery = discover_inputs(args.structures)
-    sources = discovery.sources
+    sources = with_reading(discovery.sources, args)
     make_output_folder(Path(args.out), create=False)   # a bad --out is one line before any work
     _probe_device(args)
     from ..render.renderer import blender_version
@@ -300,7 +334,8 @@ def cmd_render(args) -> int:
     write_json_atomic(out / "manifest.json", {
         "tool": "misigen", "version": __version__, "blender": blender_version(),
         "device": sorted({s["device"] for s in summaries_}), "command": "render",
-        "views": views, "transform": args.transform or "", "structures": summaries_,
+        "views": views, "transform": args.transform or "", "reading": reading_from_args(args).as_dict(),
+        "structures": summaries_,
         "failures": failures, "written": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }, indent=1)
     print(f"wrote {sum(len(s['images']) for s in summaries_)} images to {out}/images "
@@ -318,7 +353,7 @@ def cmd_interactions(args) -> int:
     from ..core.loader import load_structure
 
     discovery = discover_inputs(args.structures)
-    sources = discovery.sources
+    sources = with_reading(discovery.sources, args)
     status = EXIT_OK
     for u in _unreadable(discovery):           # said, and the other structures go on
         print(f"error: {u.path}: {u.why}", file=sys.stderr)
@@ -363,12 +398,19 @@ def _executor_options(args, gpus: int) -> dict:
 
 def dataset_exit_code(manifest: dict) -> int:
     """3 if the dataset records failed inputs, structures or samples. Non-structure files, samples a
-    complex cannot supply (category "unavailable": a spec count is a maximum) and questions left out
-    by ``--level`` (category "level") do not count."""
-    by_category = manifest["counts"].get("failures_by_category", {})
-    failures = manifest["counts"]["failures"] - sum(1 for u in manifest.get("inputs_not_used", [])
-                                                    if u.get("kind") == "not_a_structure") \
+    complex cannot supply (category "unavailable": a spec count is a maximum), questions left out
+    by ``--level`` (category "level") and rejected samples within the suite's ``rejection_budget``
+    (per task, a fraction of the samples asked for) do not count; 4 (before 3) if the audit failed."""
+    if manifest.get("audit") and not manifest["audit"]["ok"]:
+        return EXIT_AUDIT
+    counts = manifest["counts"]
+    by_category = counts.get("failures_by_category", {})
+    failures = counts["failures"] - sum(1 for u in manifest.get("inputs_not_used", [])
+                                        if u.get("kind") == "not_a_structure") \
         - by_category.get("unavailable", 0) - by_category.get("level", 0)
+    budget = float(manifest.get("rejection_budget", 0.0))
+    asked = counts.get("samples_asked_by_task", {})
+    failures -= sum(n for task, n in counts.get("rejected_by_task", {}).items() if n <= budget * asked.get(task, 0))
     return EXIT_PARTIAL if failures > 0 else EXIT_OK
 
 
@@ -423,7 +465,8 @@ def cmd_generate(args, structures=None) -> int:
         manifest = generate(structures, args.out, args.suite, style=style, split=args.split, tasks=tasks,
                             limit=args.limit, seed=args.seed, device=args.device, shard=shard, render=render,
                             progress=not args.no_progress, ligands=ligands, ligand=args.ligand,
-                            audit=not args.no_audit, levels=_levels(args.level), **options)
+                            audit=not args.no_audit, levels=_levels(args.level), reading=reading_from_args(args),
+                            **options)
     except Interrupted as exc:
         print(str(exc), file=sys.stderr)
         return EXIT_INTERRUPTED
@@ -450,6 +493,9 @@ def cmd_generate(args, structures=None) -> int:
     if code == EXIT_PARTIAL:
         print(f"some inputs or samples failed: see {Path(args.out) / 'failures.jsonl'} (exit {code})",
               file=sys.stderr)
+    if code == EXIT_AUDIT:
+        print(f"the audit failed: a blind guesser beats chance, see {Path(args.out) / 'audit.json'} (exit {code})",
+              file=sys.stderr)
     return code
 
 
@@ -458,9 +504,12 @@ def cmd_validate(args) -> int:
 
     if not Path(args.out).is_dir():
         raise InputError(args.out, "no such folder")
-    problems = validate_dataset(args.out)
+    notes: list = []
+    problems = validate_dataset(args.out, notes)
     for p in problems:
         print(p)
+    for n in notes:
+        print(f"note: {n}")
     print(f"{args.out}: {'OK' if not problems else f'{len(problems)} problem(s)'}")
     return EXIT_NOTHING if problems else EXIT_OK
 

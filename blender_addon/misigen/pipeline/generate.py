@@ -16,6 +16,7 @@ from ..core.duplicates import duplicate_groups, with_split_keys
 from ..core.errors import InputError
 from ..core.failures import Failure
 from ..core.loader import Discovery, discover_inputs
+from ..core.readers import DEFAULT_READ, ReadOptions
 from ..core.resources import demo_structures, suite_path as find_suite
 from ..core.style import load_style, style_hash
 from ..version import __version__
@@ -51,13 +52,16 @@ class RunSetup:
 def prepare_run(suite_path: Path, structure_paths, out: Path, style: dict, split: str = "auto",
                 task_names=None, limit=None, seed: int = 0, device: str = "auto", shard=(0, 1),
                 render: bool = True, ligands: dict | None = None, default_ligand: str | None = None,
-                levels: tuple = ()) -> RunSetup:
+                levels: tuple = (), reading: ReadOptions | None = None) -> RunSetup:
     """Load the suite, discover the inputs, fix the catalog: everything that can fail early.
     ``ligands``: structure id → ligand selector (``--ligands FILE``); ``default_ligand`` for the
-    others (``--ligand``). Both only matter for PDB/mmCIF inputs whose ligand is a HETATM group."""
+    others (``--ligand``). Both only matter for PDB/mmCIF inputs whose ligand is a HETATM group.
+    ``reading``: which model and alternate locations of PDB/mmCIF files are read (``--model``, ``--altloc``)."""
     from ..core.tasks import load_suite
+    from ..core.tasks.spec import check_resolution
 
     tasks = with_levels(load_suite(suite_path), tuple(levels))   # spec errors stop here, before any work
+    check_resolution(style, tasks)
     if task_names:
         known = {t.name for t in tasks}
         unknown = sorted(set(task_names) - known)
@@ -70,6 +74,8 @@ def prepare_run(suite_path: Path, structure_paths, out: Path, style: dict, split
         raise InputError("--limit", f"must be at least 1, got {limit}")
     discovery = discover_inputs(structure_paths, exclude=[out])
     sources = sorted(discovery.sources, key=lambda s: s.id)[:limit]
+    if reading is not None:
+        sources = [replace(s, reading=reading) for s in sources]
     ligands = dict(ligands or {})
     unknown_ids = sorted(set(ligands) - {s.id for s in sources})
     if unknown_ids:
@@ -95,13 +101,13 @@ def run_generate(suite_path: Path, structure_paths, out: Path, style: dict, spli
                  shard=(0, 1), render: bool = True, progress: bool = True, executor: str = "local",
                  workers: int = 1, gpus: int = 0, per_worker: int | None = None,
                  ray_options: dict | None = None, ligands: dict | None = None, default_ligand: str | None = None,
-                 audit: bool = True, levels: tuple = ()) -> dict:
+                 audit: bool = True, levels: tuple = (), reading: ReadOptions | None = None) -> dict:
     """Generate (or resume) the dataset in ``out``; returns the manifest (``this_run`` = this run's counts).
     ``ligands``/``default_ligand``: see ``prepare_run``; ``audit``: run the blind-baseline audit at the
     end and store its summary in the manifest."""
     t_start = time.perf_counter()
     setup = prepare_run(suite_path, structure_paths, out, style, split, task_names, limit, seed, device,
-                        shard, render, ligands, default_ligand, levels)
+                        shard, render, ligands, default_ligand, levels, reading)
     out = Path(out)
     # One run per folder: the lock is held to the end; shards of one array job share it (folder_lock.py).
     lock = lock_folder(out, shared=shard[1] > 1)
@@ -179,11 +185,14 @@ def _run_locked(setup: RunSetup, lock, out: Path, t_start: float, suite_path, st
         "tool": "misigen", "version": __version__, "blender": blender,
         "device": sorted(stats.devices | previous_devices(out)),
         "seed": seed, "split": split, "shard": f"{shard[0]}/{shard[1]}",
-        "suite": str(suite_path), "tasks": [t.name for t in setup.tasks],
+        "suite": str(Path(suite_path).resolve()), "tasks": [t.name for t in setup.tasks],
+        "suite_modules": setup.tasks[0].suite.get("modules", []) if setup.tasks else [],
         "spec_sha256": setup.identity["spec_sha256"], "style_sha256": setup.identity["style_sha256"],
         "inputs": setup.identity["inputs"], "render": bool(render),
+        "reading": (setup.sources[0].reading if setup.sources else DEFAULT_READ).as_dict(),   # one for all
         "input_notices": input_notices(structure_paths),
         "audit_settings": setup.tasks[0].suite.get("audit", {}) if setup.tasks else {},
+        "rejection_budget": setup.tasks[0].suite.get("rejection_budget", 0.0) if setup.tasks else 0.0,
         "inputs_not_used": [{"where": f.where, "why": f.why, "kind": f.kind} for f in setup.unused_failures],
         "inputs_alternatives_skipped": len(setup.discovery.alternatives),
         "duplicate_inputs": setup.duplicates,
@@ -217,17 +226,18 @@ def generate(structures, out: str | Path, suite: str | Path = "misi_bench", scen
              overrides: dict | None = None, style: dict | None = None, split: str = "auto", tasks=None,
              limit: int | None = None, seed: int = 0, device: str = "auto", shard=(0, 1), render: bool = True,
              progress: bool = False, ligands: dict | None = None, ligand: str | None = None,
-             audit: bool = True, levels=(), **executor) -> dict:
+             audit: bool = True, levels=(), reading: ReadOptions | None = None, **executor) -> dict:
     """The ``generate`` command: plan, render and write a dataset (and audit it); returns its manifest.
     The style is preset ``scene`` with ``overrides``, unless a complete ``style`` is given.
     ``ligands``: structure id → ligand selector; ``ligand``: the selector for the others.
     ``levels``: keep only questions of these difficulty levels (``easy``/``medium``/``hard``).
+    ``reading``: a ``ReadOptions`` (which model and alternate locations are read).
     ``executor``: ``executor="local"|"ray"``, ``workers``, ``gpus``, ``per_worker``, ``ray_options``."""
     paths = [structures] if isinstance(structures, (str, Path)) else list(structures)
     style = style if style is not None else load_style(scene, overrides)
     return run_generate(find_suite(suite), paths, Path(out), style, split, tasks, limit, seed, device, shard,
                         render=render, progress=progress, ligands=ligands, default_ligand=ligand, audit=audit,
-                        levels=tuple(levels), **executor)
+                        levels=tuple(levels), reading=reading, **executor)
 
 
 def demo(out: str | Path = "demo_out", **kw) -> dict:

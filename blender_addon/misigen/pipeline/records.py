@@ -20,7 +20,7 @@ def load_records(out: Path) -> list[dict]:
     path = Path(out) / "annotations.jsonl"
     if not path.is_file():
         raise InputError(path, "missing (is this a folder written by 'generate'?)")
-    load_dataset_modules(load_manifest(out))
+    load_dataset_modules(load_manifest(out), out)
     records = []
     for n, rec in jsonl_lines(path):
         if not isinstance(rec, dict) or not all(k in rec for k in ("id", "task", "split", "answer", "images")):

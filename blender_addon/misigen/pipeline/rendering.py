@@ -24,19 +24,21 @@ def open_renderer(shown_atoms, style: dict, device: str = "auto"):
     return SceneRenderer(shown_atoms, style, device)
 
 
-def render_annotated(renderer, shown, spec: RenderSpec, mats: dict, out: Path, **extra) -> tuple[Path, float]:
-    """Render one spec to ``out/images/<key>.png`` and write its sidecar (with ``extra`` keys).
+def render_annotated(renderer, shown, spec: RenderSpec, mats: dict, out: Path, name: str | None = None,
+                     **extra) -> tuple[Path, float]:
+    """Render one spec to ``out/images/<name>.png`` (default name: the spec's key) and write its
+    sidecar beside it (with ``extra`` keys).
 
     The one place that pairs an image with its annotation (``render_many`` for several).
     Returns the PNG path and the render seconds.
     """
     t0 = time.perf_counter()
-    png = render_many(renderer, [(shown, spec, mats, extra)], out)[0]
+    png = render_many(renderer, [(shown, spec, mats, extra)], out, names=[name] if name else None)[0]
     return png, time.perf_counter() - t0
 
 
-def _image_path(out: Path, spec: RenderSpec) -> Path:
-    png = inside(out, f"images/{spec.key()}.png")
+def _image_path(out: Path, spec: RenderSpec, name: str | None = None) -> Path:
+    png = inside(out, f"images/{name or spec.key()}.png")
     png.parent.mkdir(parents=True, exist_ok=True)
     return png
 
@@ -54,11 +56,13 @@ def _finish(renderer, raw: Path, png: Path, sidecar: dict, spec: RenderSpec) -> 
     return time.perf_counter() - t0
 
 
-def render_many(renderer, jobs, out: Path, seconds: list | None = None, on_image=None) -> list[Path]:
+def render_many(renderer, jobs, out: Path, seconds: list | None = None, on_image=None,
+                names: list | None = None) -> list[Path]:
     """Render ``jobs`` ((shown, spec, mats, extra keys of the sidecar) each) in one scene, back to
     back, each PNG with its sidecar; returns the PNG paths (``seconds``, if given, gets each
     image's seconds on this thread: posing and Cycles, plus any wait for the helpers;
-    ``on_image(k)`` is called before image k).
+    ``on_image(k)`` is called before image k; ``names``, if given, the file names without .png,
+    else each spec's key).
 
     Cycles releases Python's lock while it renders, so two helper threads do the work around
     it meanwhile: the next image's sidecar (projection, visibility, label layout) and the
@@ -72,7 +76,7 @@ def render_many(renderer, jobs, out: Path, seconds: list | None = None, on_image
     from concurrent.futures import ThreadPoolExecutor
 
     jobs = list(jobs)
-    pngs = [_image_path(out, job[1]) for job in jobs]
+    pngs = [_image_path(out, job[1], names[k] if names else None) for k, job in enumerate(jobs)]
     if not jobs:
         return pngs
 
@@ -125,9 +129,10 @@ class GroupRendered:
 
 
 def render_group(structure, specs: list, out: Path, device: str, extra: list | None = None,
-                 shown_cache: dict | None = None) -> GroupRendered:
+                 shown_cache: dict | None = None, names: list | None = None) -> GroupRendered:
     """Open one renderer for ``specs`` (same structure, residue set and style: one scene),
-    render each to ``out/images`` with its sidecar (``extra[i]``: more sidecar keys), close it.
+    render each to ``out/images`` with its sidecar (``extra[i]``: more sidecar keys; ``names[i]``:
+    the file name without .png, default the spec's key), close it.
     ``shown_cache`` keeps the shown atoms of each selection across groups."""
     first = specs[0]
     shown_cache = {} if shown_cache is None else shown_cache
@@ -148,7 +153,8 @@ def render_group(structure, specs: list, out: Path, device: str, extra: list | N
             jobs.append((shown, spec, spec.matrices(shown)[0], extra[i] if extra else {}))
         t1 = time.perf_counter()
         done.images = render_many(renderer, jobs, out, done.seconds,
-                                  on_image=lambda k: stage(f"{structure.id}: rendering {k + 1}/{len(jobs)}"))
+                                  on_image=lambda k: stage(f"{structure.id}: rendering {k + 1}/{len(jobs)}"),
+                                  names=names)
         # the images overlap (sidecars and PNGs of one are made while Cycles renders another)
         done.wall_seconds = [(time.perf_counter() - t1) / max(1, len(jobs))] * len(jobs)
     finally:

@@ -23,10 +23,11 @@ FAILURES_SHOWN = 200
 
 CSS = """
 body{font-family:system-ui,sans-serif;margin:0 2em 3em;background:#fafafa;color:#222}
-h1{margin-top:.6em} h2{border-bottom:2px solid #ccc;padding-top:.4em} nav a{margin-right:1em}
+h1{margin-top:.6em} h2{border-bottom:2px solid #ccc;padding-top:.4em}
+nav{display:flex;flex-wrap:wrap;gap:.3em 1em;max-width:100%} nav a{overflow-wrap:anywhere}
 #image-status{padding:.4em .8em;border-radius:4px;display:inline-block;background:#eee}
 #image-status.bad{background:#fbb} #image-status.good{background:#cfc}
-.grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(560px,1fr));gap:1em}
+.grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(560px,100%),1fr));gap:1em}
 .card{background:#fff;border:1px solid #ddd;border-radius:6px;padding:.6em}
 .imgs{display:flex;flex-wrap:wrap;gap:4px} .imgs figure{margin:0;text-align:center;font-size:11px}
 .imgs img{width:128px;height:128px;object-fit:contain;background:#000;display:block}
@@ -143,7 +144,7 @@ def _audit_levels(out: Path, task: str) -> str:
 def _bar_chart(name: str, counts: dict) -> str:
     """A small horizontal bar chart as inline SVG (no plotting library needed)."""
     e = html.escape
-    items = list(counts.items())
+    items = sorted(counts.items(), key=lambda kv: _value_order(kv[0]))
     if not items:
         return ""
     top = max(v for _, v in items) or 1
@@ -157,6 +158,15 @@ def _bar_chart(name: str, counts: dict) -> str:
                     f"<rect x='{label_w}' y='{y + 2}' width='{w:.1f}' height='{row - 4}' fill='#6a8fd8'/>"
                     f"<text x='{label_w + w + 3:.1f}' y='{y + 11}' font-size='11'>{v}</text>")
     return f"<svg width='{label_w + bar_w + 40}' height='{h}' role='img' aria-label='{e(name)}'>{''.join(bars)}</svg>"
+
+
+def _value_order(label) -> tuple:
+    """Bars in value order: numbers (answers' degrees, Å, counts) numerically, before any text;
+    text labels (axes, letters, Yes/No) alphabetically."""
+    try:
+        return (0, float(label), "")
+    except (TypeError, ValueError):
+        return (1, 0.0, str(label))
 
 
 def _failures(out: Path) -> str:

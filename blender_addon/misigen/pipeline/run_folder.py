@@ -97,6 +97,9 @@ def merge(out: Path, meta: dict) -> dict:
     images = {p for r in records for p in r["images"]} | \
         {p for r in records for p in (r["options"] or []) if str(p).startswith("images/")}
     counts = collections.Counter((r["task"], r["split"]) for r in records)
+    asked = collections.Counter(r["task"] for r in records) + collections.Counter(
+        f["task"] for f in failures if f.get("task") and f.get("sample"))
+    rejected = collections.Counter(f["task"] for f in failures if f.get("category") == "rejected" and f.get("task"))
     manifest = dict(meta)
     manifest.update({
         "counts": {"records": len(records), "images": len(images), "failures": len(failures),
@@ -105,7 +108,9 @@ def merge(out: Path, meta: dict) -> dict:
                        for f in failures).items())),
                    "structures": len({r["structure"] for r in records}),
                    "images_per_qa": round(len(images) / len(records), 3) if records else 0.0,
-                   "per_task_split": {f"{t}/{s}": n for (t, s), n in sorted(counts.items())}},
+                   "per_task_split": {f"{t}/{s}": n for (t, s), n in sorted(counts.items())},
+                   "samples_asked_by_task": dict(sorted(asked.items())),
+                   "rejected_by_task": dict(sorted(rejected.items()))},
         "answer_distribution": answer_distribution(records),
         "annotations_sha256": file_sha256(inside(out, "annotations.jsonl")),
     })
@@ -132,7 +137,8 @@ def input_hashes(sources, ligand_of: dict | None = None) -> dict:
     return {s.id: {"files": [Path(p).name for p in (s.protein, s.ligand) if p],
                    "sha256": hashlib.sha256(b"".join(file_sha256(p).encode()
                                                      for p in (s.protein, s.ligand) if p)).hexdigest(),
-                   **({"ligand": ligand_of[s.id]} if ligand_of.get(s.id) and s.ligand is None else {})}
+                   **({"ligand": ligand_of[s.id]} if ligand_of.get(s.id) and s.ligand is None else {}),
+                   **({"reading": s.reading.changed()} if s.reading.changed() else {})}
             for s in sources}
 
 

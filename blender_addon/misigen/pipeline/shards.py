@@ -68,7 +68,9 @@ def _rebuild_locked(out: Path) -> dict:
     return merge(out, {k: v for k, v in meta.items() if k not in COMPUTED_KEYS})
 
 
-COMPUTED_KEYS = ("counts", "answer_distribution", "annotations_sha256", "structures_missing")
+# Recomputed by every merge; "audit" judged the records before it (one shard's), so it is dropped
+# rather than carried over (it would decide merge's exit code: 4): run `audit OUT` on the merged folder.
+COMPUTED_KEYS = ("counts", "answer_distribution", "annotations_sha256", "structures_missing", "audit")
 
 
 def _place(src: Path, dest: Path, move: bool) -> None:

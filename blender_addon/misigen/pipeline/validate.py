@@ -11,6 +11,10 @@ Beyond the shape of every file it checks what can be re-derived without the inpu
   labelled in the image named, every pixel, Å and degree quoted is re-read or re-computed, every
   step's arithmetic is redone from the quoted numbers, and the rationale ends with the answer.
 Every mismatch is a defect: one 'where: what' line each. The rules come from the task registry.
+
+A plan-only folder (``generate --plan-only``: the manifest says ``"render": false``) has no images
+by design: its image paths are checked for form only and the sidecar re-derivation is skipped;
+everything else is checked as for a rendered folder.
 """
 from __future__ import annotations
 
@@ -34,8 +38,14 @@ ATOM_KEYS = ("chain", "resseq", "icode", "resname", "name", "element", "ligand",
 MAX_OPTIONS = 4           # letters A–D
 
 
-def validate_dataset(out: Path) -> list[str]:
-    """Every problem found, as 'where: what' lines (empty list = valid)."""
+def is_plan_only(manifest: dict | None) -> bool:
+    """Whether the folder was written by ``generate --plan-only`` (records, no images)."""
+    return isinstance(manifest, dict) and manifest.get("render") is False
+
+
+def validate_dataset(out: Path, notes: list | None = None) -> list[str]:
+    """Every problem found, as 'where: what' lines (empty list = valid). ``notes``, when given,
+    receives lines about what was not checked and why (a plan-only folder's images)."""
     out = Path(out)
     problems: list[str] = []
     for name in ("manifest.json", "annotations.jsonl", "failures.jsonl"):
@@ -49,9 +59,12 @@ def validate_dataset(out: Path) -> list[str]:
         manifest = None
         problems.append(f"manifest.json: not JSON ({exc})")
     try:
-        load_dataset_modules(manifest or {})
+        load_dataset_modules(manifest or {}, out)
     except Exception as exc:  # noqa: BLE001 - a task module that will not load is one clear problem
         problems.append(f"manifest.json: suite task modules: {exc}")
+
+    plan_only = is_plan_only(manifest)
+    check_image = _check_image_path if plan_only else _check_image
 
     @functools.lru_cache(maxsize=256)
     def sidecar(rel: str) -> Sidecar | None:
@@ -88,12 +101,12 @@ def validate_dataset(out: Path) -> list[str]:
         for rel in paths:
             referenced.add(rel)
             if rel not in checked_images:
-                checked_images[rel] = _check_image(out, rel)
+                checked_images[rel] = check_image(out, rel)
             if checked_images[rel]:
                 problems.append(f"{where}: {rel}: {checked_images[rel]}")
                 bad_image = True
         problems += [f"{where}: {p}" for p in _check_answer(rec)]
-        if not bad_image:
+        if not bad_image and not plan_only:
             try:
                 problems += [f"{where}: {p}" for p in _rederive(rec, sidecar)]
             except (ValueError, KeyError, IndexError, TypeError) as exc:
@@ -113,6 +126,10 @@ def validate_dataset(out: Path) -> list[str]:
             problems.append(f"failures.jsonl:{n}: not JSON")
     if manifest is not None:
         problems += _check_manifest(out, manifest, len(lines), referenced, len(fail_lines), per_task_split)
+    if plan_only and notes is not None:
+        notes.append(f"plan-only dataset (generate --plan-only): {len(referenced)} image(s) planned, none rendered; "
+                     "checked records, answers and the manifest; images, sidecars and the answers' re-derivation "
+                     "from them are not checked")
     return problems
 
 
@@ -158,6 +175,15 @@ def _check_manifest(out: Path, manifest: dict, n_records: int, referenced: set, 
     if counts.get("per_task_split") is not None and counts["per_task_split"] != dict(sorted(per_task_split.items())):
         problems.append("manifest.json: per_task_split counts do not match annotations.jsonl")
     return problems
+
+
+def _check_image_path(out: Path, rel: str) -> str:
+    """A planned image's path: a PNG name directly under images/ (the file itself is not made)."""
+    parts = Path(rel).parts
+    if not isinstance(rel, str) or len(parts) != 2 or parts[0] != "images" or not rel.endswith(".png") \
+            or Path(rel).is_absolute():
+        return "not an images/<name>.png path"
+    return ""
 
 
 def _check_image(out: Path, rel: str) -> str:

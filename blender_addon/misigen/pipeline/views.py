@@ -1,7 +1,8 @@
 """The ``render`` command: named views of one structure (one camera frames them all), each
-image with its sidecar annotation."""
+image ``images/<id>_<view>[_<n>].png`` with its sidecar annotation ``.json`` beside it."""
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
@@ -32,6 +33,33 @@ def plan_views(shown, style, views, transform: str | None, labels: bool = True) 
     return [(view, RenderSpec(shown.id, camera, style, ops, labels=labels), mats) for view, ops, mats in posed]
 
 
+def view_image_names(structure_id: str, views, keys, images: Path) -> list[str]:
+    """File names (no .png) for the views of one structure: ``<id>_<view>``, or ``<id>_<view>_<n>``
+    (n = 2, 3 …) when that name already holds another render (the view asked twice with a different
+    result, or an earlier ``render`` into the same folder with another transform or style). The same
+    render again keeps its name, so running a command twice rewrites the same files."""
+    taken: dict = {}
+
+    def holder(name: str) -> str | None:
+        if name in taken:
+            return taken[name]
+        try:
+            return json.loads((Path(images) / f"{name}.json").read_text()).get("key")
+        except (OSError, ValueError, AttributeError):
+            return None
+
+    names = []
+    for view, key in zip(views, keys):
+        base, n = f"{structure_id}_{view}", 1
+        name = base
+        while holder(name) not in (None, key):
+            n += 1
+            name = f"{base}_{n}"
+        taken[name] = key
+        names.append(name)
+    return names
+
+
 def render_structure_views(source: StructureSource, style: dict, out: Path, views, transform=None,
                            ligand=None, device="auto", labels=True) -> dict:
     """Render ``views`` of one structure into ``out/images``; return a summary for the manifest."""
@@ -40,7 +68,9 @@ def render_structure_views(source: StructureSource, style: dict, out: Path, view
     shown = shown_structure(structure, style)
     t_load = time.perf_counter() - t0
     planned = plan_views(shown, style, views, transform, labels)
-    done = render_group(structure, [spec for _, spec, _ in planned], out, device,
+    names = view_image_names(structure.id, [v for v, _, _ in planned], [spec.key() for _, spec, _ in planned],
+                             Path(out) / "images")
+    done = render_group(structure, [spec for _, spec, _ in planned], out, device, names=names,
                         extra=[{"view": view, "transform": transform or ""} for view, _, _ in planned])
     images = [{"view": view, "image": f"images/{png.name}", "seconds": round(seconds, 3)}
               for (view, _, _), png, seconds in zip(planned, done.images, done.seconds)]

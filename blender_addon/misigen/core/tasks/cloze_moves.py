@@ -13,7 +13,7 @@ from ..geometry import view_ops
 from . import prompts
 from .base import Planner, Unavailable
 from .common import (Planned, Rejected, atom_classes, balanced_order, in_frame, magnitude_bin,
-                     range_values, rnd, view_distance, zoom_camera)
+                     range_values, rnd, view_change, zoom_camera)
 from . import baselines, composite, guessers, rederive
 from .. import difficulty
 from ..rationale import builders as rationale
@@ -81,13 +81,13 @@ class ClozePlanner(Planner):
             return f"only {frac:.0%} of the atoms in frame"
         if self.repeats_start(self.start, [self.after(op)]):
             return "after-image repeats a start view"
-        if rej["min_view_change_px"] > 0:
+        if rej["min_view_change"] > 0:
             for other in self.candidates:
                 if other == op:
                     continue
-                dist = view_distance(pix, self.pixels(other)[1][0], self.classes)
-                if dist < rej["min_view_change_px"]:
-                    return f"looks like {format_ops([other])} ({dist:.2f} px)"
+                dist = view_change(self.camera, pix, self.pixels(other)[1][0], self.classes)
+                if dist < rej["min_view_change"]:
+                    return f"looks like {format_ops([other])} ({dist:.4f} of the width)"
         return None
 
     def make(self, index, rng, why: Counter) -> Planned:
@@ -138,7 +138,7 @@ CLOZE = {
     "operation": (OPERATION, REQUIRED),
     "balance": (List(Enum(("axis", "sign", "magnitude")), min_len=0), ["axis", "sign"]),
     "magnitude_bins": (Int(1, 100), 1),
-    "rejection": (rejection(min_view_change_px=(Num(0), REQUIRED), min_in_frame=(Num(0, 1), REQUIRED),
+    "rejection": (rejection(min_view_change=(Num(0, 1), REQUIRED), min_in_frame=(Num(0, 1), REQUIRED),
                             min_depth=(Num(0), 1.0)), REQUIRED),
 }
 FIELDS = frozenset({"axes", "value_range", "framing", "camera_distance"})

@@ -214,6 +214,13 @@ def view_distance(pix_a: np.ndarray, pix_b: np.ndarray, classes: np.ndarray, max
     return total / max(count, 1)
 
 
+def view_change(camera: Camera, pix_a: np.ndarray, pix_b: np.ndarray, classes: np.ndarray) -> float:
+    """``view_distance`` as a fraction of the image width: the same for the same two views at any
+    resolution, so look-alike thresholds (the specs' ``min_view_change``, ``min_option_view`` …)
+    keep a dataset's task mix and answer balance whatever ``--resolution`` is."""
+    return view_distance(pix_a, pix_b, classes) / camera.width
+
+
 def same_pose(a: RenderSpec, b: RenderSpec) -> bool:
     """Whether two renders show the same atoms in the same pose, whatever commands led there and
     however each is framed (a start view seen again, only re-framed, is still a repeat)."""
@@ -370,4 +377,4 @@ def op_from_dict(d: dict) -> Op:
 
 
 __all__ = ["Rejected", "Planned", "Sample", "split_for", "make_rng", "sample_seed", "range_values", "Context",
-           "context_for", "fit_camera", "zoom_camera", "view_distance", "rmsd", "PARTS"]
+           "context_for", "fit_camera", "zoom_camera", "view_distance", "view_change", "rmsd", "PARTS"]

@@ -24,7 +24,7 @@ from ..labels import ligand_atom_id
 from . import prompts
 from .base import Planner, Unavailable
 from .common import (COMPLEX, Planned, Rejected, atom_classes, balanced_order, fit_camera, range_values, rnd,
-                     spec_coords, view_distance)
+                     spec_coords, view_change)
 from . import baselines, composite, guessers, rederive
 from .cloze_moves import _features
 from .. import difficulty
@@ -123,19 +123,20 @@ class DockingPlanner(Planner):
         lo, hi = pix[:, 0] - half, pix[:, 0] + half
         lig, pk = self.full.ligand, ~self.full.ligand
         gap = (lo[pk].min() - hi[lig].max()) if side == "left" else (lo[lig].min() - hi[pk].max())
-        if gap < rej["min_screen_gap_px"]:
+        if gap / cam.width < rej["min_screen_gap"]:
             return "ligand not clear of the pocket on screen"
         if self.repeats_start(self.pocket_views, [spec]):
             return "combined view repeats a pocket view"
-        if rej["min_rotation_view_px"] > 0:
+        if rej["min_rotation_view"] > 0:
             mine = self.rot_pixels(axis, angle)
+            ref = self.pocket_views[0].camera
             for ax2 in self.d["rotation"]["axes"]:
                 for a2 in self.angles:
                     if (ax2, a2) == (axis, angle):
                         continue
                     other = self.rot_pixels(ax2, a2)
-                    dist_px = max(view_distance(p, q, self.lig_classes) for p, q in zip(mine, other))
-                    if dist_px < rej["min_rotation_view_px"]:
+                    dist = max(view_change(ref, p, q, self.lig_classes) for p, q in zip(mine, other))
+                    if dist < rej["min_rotation_view"]:
                         return "rotation looks like another (symmetric ligand)"
         return None
 
@@ -208,8 +209,8 @@ SCHEMA = {
     "rotation": (Map({"axes": (List(AXIS), REQUIRED), "values": (Range(nonzero=True), REQUIRED)}), REQUIRED),
     "displacement": (Map({"axis": (Enum(("x",)), "x"), "extra": (Range(), REQUIRED),
                           "sides": (List(Enum(("left", "right"))), ["left", "right"])}), REQUIRED),
-    "rejection": (rejection(min_clash_distance=(Num(0), REQUIRED), min_screen_gap_px=(Num(), REQUIRED),
-                            min_rotation_view_px=(Num(0), REQUIRED)), REQUIRED),
+    "rejection": (rejection(min_clash_distance=(Num(0), REQUIRED), min_screen_gap=(Num(-1, 1), REQUIRED),
+                            min_rotation_view=(Num(0, 1), REQUIRED)), REQUIRED),
 }
 FIELDS = frozenset({"displacement_axis", "rotation_range", "distance_range", "framing"})
 

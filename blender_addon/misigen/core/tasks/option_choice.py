@@ -23,7 +23,7 @@ from ..geometry import view_ops
 from . import prompts
 from .base import Planner, Unavailable
 from .common import (LETTERS, Planned, Rejected, atom_classes, balanced_order, context_for, in_frame, range_values,
-                     rmsd, rnd, view_distance)
+                     rmsd, rnd, view_change)
 from .distractors import CHANGES, SCHEMES, candidate_programs, product_grids, scheme_distractors
 from .pairing import partner_order
 from . import guessers
@@ -108,7 +108,7 @@ class ChoicePlanner(Planner):
         (xa, pa), (xb, pb) = self.posed(base, p), self.posed(base, q)
         if rmsd(xa, xb) < rej["min_option_rmsd"]:
             return "options too close in 3D"
-        if view_distance(pa, pb, self.tclasses) < rej["min_option_view_px"]:
+        if view_change(self.tcamera, pa, pb, self.tclasses) < rej["min_option_view"]:
             return "options look alike"
         return None
 
@@ -261,7 +261,7 @@ SCHEMA = {
                          "product": (List(FACTOR, 2, 2), [{"step": 0, "changes": ["sign"]},
                                                           {"step": 1, "changes": ["sign", "magnitude"]}]),
                          "schemes": (List(Enum(SCHEMES)), list(SCHEMES))}), {}),
-    "rejection": (rejection(min_option_rmsd=(Num(0), REQUIRED), min_option_view_px=(Num(0), REQUIRED),
+    "rejection": (rejection(min_option_rmsd=(Num(0), REQUIRED), min_option_view=(Num(0, 1), REQUIRED),
                             min_in_frame=(Num(0, 1), 0.9)), REQUIRED),
 }
 FIELDS = frozenset({"n_options", "option_images", "target", "framing"})

@@ -91,8 +91,9 @@ class List(_T):
 class Map(_T):
     """fields: key → (schema, default); default REQUIRED means the key must be given."""
 
-    def __init__(self, fields: dict):
+    def __init__(self, fields: dict, renamed: dict | None = None):
         self.fields = fields
+        self.renamed = renamed or {}      # old key → what to write instead (a spec from before a rename)
 
     def check(self, v, path, where):
         if v is None:
@@ -103,6 +104,8 @@ class Map(_T):
         for key in v:
             if key not in self.fields:
                 here = f"{where}.{key}" if where else str(key)
+                if key in self.renamed:
+                    raise InputError(path, f"{here}: renamed; {self.renamed[key]}")
                 raise InputError(path, f"{here}: unknown key (allowed: {', '.join(self.fields)})")
         for key, (schema, default) in self.fields.items():
             here = f"{where}.{key}" if where else key
@@ -142,9 +145,15 @@ OPERATION = Map({"verb": (Enum(("move", "roll")), REQUIRED), "axes": (List(AXIS)
                  "values": (Range(nonzero=True), REQUIRED)})
 
 
+# Screen thresholds were pixels until they became fractions of the image width (issue 21: a
+# pixel count meant a different dataset at every resolution).
+_PX_RENAMED = {f"{k}_px": f"write {k}: a fraction of the image width (old px value / 256 for 256² runs)"
+               for k in ("min_view_change", "min_option_view", "min_screen_gap", "min_rotation_view")}
+
+
 def rejection(**extra) -> Map:
     """The ``rejection`` block every task has: bounded retries plus the task's own limits."""
-    return Map({"max_retries": (Int(1, 10000), REQUIRED), **extra})
+    return Map({"max_retries": (Int(1, 10000), REQUIRED), **extra}, renamed=_PX_RENAMED)
 
 
 # ------------------------------------------------------------------ templates

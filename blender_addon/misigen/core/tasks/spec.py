@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -66,7 +67,16 @@ SUITE = Map({
                    "image_size": (Int(8, 512), 64),
                    "known_shortcuts": (List(KNOWN_SHORTCUT, min_len=0), []),
                    "necessity": (NECESSITY, {})}), {}),
+    # The smallest image side (px) at which the suite's labels and view changes can be seen:
+    # generate refuses a smaller --resolution (labels never shrink below the preset's min_size_px).
+    "min_resolution": (Int(1, 16384), 128),
+    # Rejected samples (a careful human could not answer them) up to this fraction of a task's
+    # requested samples are recorded but do not make generate exit 3 (see README "exit codes").
+    "rejection_budget": (Num(0, 1), 0.05),
 })
+
+
+NOT_HASHED = ("path", "modules", "min_resolution", "rejection_budget")
 
 
 @dataclass
@@ -89,7 +99,8 @@ class TaskSpec:
 
     @property
     def spec_hash(self) -> str:
-        settings = {k: v for k, v in self.suite.items() if k != "path"}
+        # where the suite is, its module list and its refusal/exit rules do not change what is planned
+        settings = {k: v for k, v in self.suite.items() if k not in NOT_HASHED}
         blob = json.dumps({"data": self.data, "template": self.template, "suite": settings,
                            **({"rationale": self.rationale_text} if self.rationale_text else {})},
                           sort_keys=True, separators=(",", ":"))
@@ -157,6 +168,8 @@ def load_suite(path) -> list[TaskSpec]:
         REGISTRY.load(ref, path.parent.resolve(), path)
     settings = {"name": suite["name"], "test_fraction": float(suite["split"]["test_fraction"]),
                 "zoom_clearance": float(suite["camera"]["zoom_clearance"]), "audit": suite["audit"],
+                "min_resolution": suite["min_resolution"], "modules": list(suite["modules"]),
+                "rejection_budget": float(suite["rejection_budget"]),
                 "path": str(path)}
     if suite["hbonds"]["definition"] is not None:     # only when named: other suites keep their hash
         settings["hbond_definition"] = suite["hbonds"]["definition"]
@@ -189,11 +202,49 @@ def load_suite(path) -> list[TaskSpec]:
     return tasks
 
 
-def load_dataset_modules(manifest: dict) -> None:
-    """Add the task modules of the suite a dataset was generated from (its manifest's ``suite``)."""
+def check_resolution(style: dict, tasks: list) -> None:
+    """InputError unless the style's image is at least the suite's ``min_resolution`` on each side."""
+    if not tasks:
+        return
+    w, h = (int(x) for x in style["render"]["resolution"])
+    least = int(tasks[0].suite.get("min_resolution", 1))
+    if min(w, h) < least:
+        raise InputError("--resolution", f"{w}x{h} is below {least} px, the smallest image side at which suite "
+                                         f"{tasks[0].suite['name']}'s labels and view changes can be seen (its "
+                                         f"min_resolution); use --resolution {least} {least} or larger")
+
+
+SUITE_ENV = "MISIGEN_SUITE"      # where a dataset's suite is now, when it moved after generate
+
+
+def dataset_suite(manifest: dict, dataset: Path | None = None) -> Path | None:
+    """The suite file a dataset was generated from: $MISIGEN_SUITE if set, else the manifest's
+    ``suite`` (absolute since issue 21; an older, relative one is tried from the working folder
+    and from the dataset's parent, where ``generate`` usually ran); None if none is found."""
+    if os.environ.get(SUITE_ENV):
+        return Path(os.environ[SUITE_ENV])
     suite = manifest.get("suite")
-    if not suite or not Path(suite).is_file():
-        return                 # bundled tasks only (or the suite moved: its records then name unknown tasks)
+    if not suite:
+        return None
+    cands = [Path(suite)]
+    if not Path(suite).is_absolute() and dataset is not None:
+        cands.append(Path(dataset).resolve().parent / suite)
+    return next((c for c in cands if c.is_file()), None)
+
+
+def load_dataset_modules(manifest: dict, dataset: Path | None = None) -> None:
+    """Add the task modules of the suite a dataset was generated from (``dataset_suite``). A suite
+    that had modules (the manifest's ``suite_modules``) and cannot be found is an InputError that
+    says how to point at it; without modules, the bundled tasks are all a dataset needs."""
+    suite = dataset_suite(manifest, dataset)
+    if suite is None or not suite.is_file():
+        needed = manifest.get("suite_modules") or []
+        if needed:
+            where = Path(dataset) / "manifest.json" if dataset is not None else "manifest.json"
+            raise InputError(where, f"suite {os.environ.get(SUITE_ENV) or manifest.get('suite')} not found (moved?); "
+                                    f"its task modules ({', '.join(needed)}) are needed: set {SUITE_ENV} to the "
+                                    "suite's YAML file where it is now")
+        return                 # bundled tasks only
     raw = read_yaml(Path(suite))
     refs = raw.get("modules") if isinstance(raw, dict) else None
     if not refs:
@@ -204,4 +255,5 @@ def load_dataset_modules(manifest: dict) -> None:
         REGISTRY.load(ref, Path(suite).parent.resolve(), suite)
 
 
-__all__ = ["TaskSpec", "load_task_spec", "load_suite", "load_dataset_modules", "REPO_TASK_SPECS", "BASE_FIELDS", "Enum"]
+__all__ = ["TaskSpec", "load_task_spec", "load_suite", "load_dataset_modules", "dataset_suite", "check_resolution",
+           "REPO_TASK_SPECS", "BASE_FIELDS", "Enum"]

@@ -19,7 +19,7 @@ from pathlib import Path
 from ...core.errors import InputError
 from ...core.tasks.scoring import score_row
 from .. import progress
-from ..output import inside, write_text_atomic
+from ..output import write_text_atomic
 from ..records import option_texts, prompt_images
 from .selection import Selection, link_images, subset_note
 
@@ -80,13 +80,13 @@ def write(sel: Selection, out: Path) -> None:
     splits = sel.splits()
     for split, recs in splits.items():
         table = pa.Table.from_pylist([_row(r, sel) for r in progress.bar(recs, f"export: {split}")], schema=schema)
-        path = inside(out, f"{split}/metadata.parquet")
+        path = sel.path(out, f"{split}/metadata.parquet")
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
         pq.write_table(table, tmp)
         os.replace(tmp, path)
-        link_images(sel, inside(out, f"{split}/images"))
-    write_text_atomic(inside(out, "README.md"), card(sel, list(splits)))
+        link_images(sel, sel.path(out, f"{split}/images"))
+    write_text_atomic(sel.path(out, "README.md"), card(sel, list(splits)))
 
 
 def card(sel: Selection, splits: list[str]) -> str:

@@ -11,8 +11,9 @@
 
 Metrics per task: ``composite`` and ``exact`` (and ``f1`` for H-bond rows), means in [0, 1],
 computed by misigen's own scorer; the groups average their rows unweighted, as the paper.
-The data files are named by absolute path (lmms-eval hands ``data_files`` to
-``datasets.load_dataset`` from the working directory): export again after moving DIR.
+The data files are named relative to DIR (lmms-eval resolves a ``json`` task's ``data_files``
+against the folder of its YAML), so the folder works wherever it is moved (with the dataset, for
+the images link).
 """
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ import shutil
 from pathlib import Path
 
 from ...core.tasks.scoring import in_paper_average, is_list_task, score_row
-from ..output import dumps, inside, write_text_atomic
+from ..output import dumps, write_text_atomic
 from ..records import prompt_images
 from ..score import row_order
 from .selection import Selection, link_images, subset_note
@@ -56,7 +57,7 @@ def _doc(rec: dict, examples: list[dict]) -> dict:
                                      "images": prompt_images(e)} for e in examples])}
 
 
-def _task_yaml(row: str, data_file: Path, lists: bool) -> str:
+def _task_yaml(row: str, data_file: str, lists: bool) -> str:
     metrics = ["composite", "exact"] + (["f1"] if lists else [])
     metric_lines = "".join(f"- metric: {m}\n  aggregation: mean\n  higher_is_better: true\n" for m in metrics)
     return (f"task: {task_name(row)}\ninclude: _misigen_template_yaml\n"
@@ -73,17 +74,17 @@ def write(sel: Selection, out: Path) -> None:
     rows = row_order(sel.records, sel.manifest)
     for row in rows:
         recs = [r for r in sel.records if score_row(r) == row]
-        data = inside(out, f"data/{row.replace('/', '_')}.jsonl")
-        write_text_atomic(data, "".join(dumps(_doc(r, sel.shots.get(r["id"], []))) + "\n" for r in recs))
+        data = f"data/{row.replace('/', '_')}.jsonl"
+        write_text_atomic(sel.path(out, data), "".join(dumps(_doc(r, sel.shots.get(r["id"], []))) + "\n" for r in recs))
         lists = is_list_task(recs[0])
-        write_text_atomic(inside(out, f"{task_name(row)}.yaml"), _task_yaml(row, data, lists))
+        write_text_atomic(sel.path(out, f"{task_name(row)}.yaml"), _task_yaml(row, data, lists))
     paper = [r for r in rows if all(in_paper_average(x) for x in sel.records if score_row(x) == r)]
-    write_text_atomic(inside(out, "misigen.yaml"), _group_yaml("misigen", rows))
-    write_text_atomic(inside(out, "misigen_paper.yaml"), _group_yaml("misigen_paper", paper))
-    write_text_atomic(inside(out, "_misigen_template_yaml"), TEMPLATE)
-    shutil.copyfile(Path(__file__).with_name("lmms_eval_task_utils.py"), inside(out, "utils.py"))
-    link_images(sel, inside(out, "images"))
-    write_text_atomic(inside(out, "README.md"), _readme(sel, rows, [r for r in rows if r not in paper]))
+    write_text_atomic(sel.path(out, "misigen.yaml"), _group_yaml("misigen", rows))
+    write_text_atomic(sel.path(out, "misigen_paper.yaml"), _group_yaml("misigen_paper", paper))
+    write_text_atomic(sel.path(out, "_misigen_template_yaml"), TEMPLATE)
+    shutil.copyfile(Path(__file__).with_name("lmms_eval_task_utils.py"), sel.path(out, "utils.py"))
+    link_images(sel, sel.path(out, "images"))
+    write_text_atomic(sel.path(out, "README.md"), _readme(sel, rows, [r for r in rows if r not in paper]))
 
 
 def _readme(sel: Selection, rows: list[str], not_paper: list[str]) -> str:

@@ -27,6 +27,22 @@ class Selection:
     few_shot: int = 0
     warnings: list[str] = field(default_factory=list)
     rationale: bool = False           # sharegpt --rationale: assistant turns are the rationales
+    written: set = field(default_factory=set)    # paths (relative to the export folder) this export wrote
+    replacing: bool = False                      # the folder holds an earlier export of this dataset
+
+    def path(self, out: Path, rel: str) -> Path:
+        """``out/rel`` for writing, recorded as this export's. Like ``output.inside`` it refuses
+        anything outside ``out``, but it does not follow ``rel`` itself: ``images`` may already be
+        this export's link to the dataset's images."""
+        parts = Path(rel).parts
+        if Path(rel).is_absolute() or ".." in parts or not parts:
+            raise ValueError(f"refusing to write outside the output folder: {rel!r}")
+        root = Path(out).resolve()
+        parent = (root / rel).parent.resolve()
+        if parent != root and root not in parent.parents:
+            raise ValueError(f"refusing to write outside the output folder: {rel!r}")
+        self.written.add(Path(rel).as_posix())
+        return parent / parts[-1]
 
     def splits(self) -> dict[str, list[dict]]:
         out: dict[str, list[dict]] = {}
@@ -73,6 +89,8 @@ def link_images(sel: Selection, link: Path) -> None:
         if link.resolve() == target:
             return
         link.unlink()
+    elif link.is_dir() and sel.replacing:
+        shutil.rmtree(link)                      # the images an earlier export copied (no links there)
     elif link.exists():
         raise InputError(link, "exists and is not a link to the dataset's images; export into a new folder")
     try:

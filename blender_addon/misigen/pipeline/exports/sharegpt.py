@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..output import dumps, inside, write_text_atomic
+from ..output import dumps, write_text_atomic
 from ..records import prompt_images
 from .selection import Selection, link_images, subset_note
 
@@ -66,11 +66,11 @@ def write(sel: Selection, out: Path) -> None:
     for split, recs in sel.splits().items():
         name = f"misigen_{split}.jsonl"
         lines = [dumps(conversation(r, sel.shots.get(r["id"], []), sel.rationale)) for r in recs]
-        write_text_atomic(inside(out, name), "".join(l + "\n" for l in lines))
+        write_text_atomic(sel.path(out, name), "".join(l + "\n" for l in lines))
         info[f"misigen_{split}"] = dataset_info_entry(name)
-    link_images(sel, inside(out, "images"))
-    write_text_atomic(inside(out, "dataset_info.json"), json.dumps(info, indent=2, sort_keys=True) + "\n")
-    write_text_atomic(inside(out, "README.md"), _readme(sel, sorted(info)))
+    link_images(sel, sel.path(out, "images"))
+    write_text_atomic(sel.path(out, "dataset_info.json"), json.dumps(info, indent=2, sort_keys=True) + "\n")
+    write_text_atomic(sel.path(out, "README.md"), _readme(sel, sorted(info)))
 
 
 def _readme(sel: Selection, names: list[str]) -> str:
