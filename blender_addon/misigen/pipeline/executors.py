@@ -25,7 +25,7 @@ from pathlib import Path
 from ..core.preload import preload_rdkit
 from .output import OutputError
 from .run_folder import PARTS_DIR, TOKEN_PREFIX, store_files, write_failure_part
-from .unit import RunContext, crash_summary, run_unit
+from .unit import RunContext, crash_summary, run_unit, run_units_planning_ahead
 
 ADDON_ROOT = str(Path(__file__).resolve().parents[2])     # the folder holding the misigen package
 DEFAULT_STRUCTURES_PER_WORKER = 25
@@ -33,12 +33,12 @@ DEFAULT_STRUCTURES_PER_WORKER = 25
 
 # ------------------------------------------------------------------ executors
 class InProcess:
-    """Units one after another in this process."""
+    """Units one after another in this process, each planned while the one before renders."""
     name = "in-process"
 
     def run(self, units, ctx: RunContext, on_result) -> None:
-        for sid in units:
-            on_result(run_unit(sid, ctx))
+        for summary in run_units_planning_ahead(units, ctx):
+            on_result(summary)
 
 
 def _blender_binary() -> str:

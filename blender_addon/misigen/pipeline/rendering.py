@@ -43,8 +43,9 @@ def _image_path(out: Path, spec: RenderSpec, name: str | None = None) -> Path:
     return png
 
 
-def _sidecar(shown, spec, mats, extra) -> dict:
-    sidecar = annotate(shown, spec, mats)
+def _sidecar(shown, spec, mats, extra, known: dict | None = None) -> dict:
+    """The sidecar of one image: ``known`` (planning computed it already) or made now, with ``extra``."""
+    sidecar = dict(known) if known is not None else annotate(shown, spec, mats)
     sidecar.update(extra or {})
     return sidecar
 
@@ -57,12 +58,12 @@ def _finish(renderer, raw: Path, png: Path, sidecar: dict, spec: RenderSpec) -> 
 
 
 def render_many(renderer, jobs, out: Path, seconds: list | None = None, on_image=None,
-                names: list | None = None) -> list[Path]:
+                names: list | None = None, sidecars: dict | None = None) -> list[Path]:
     """Render ``jobs`` ((shown, spec, mats, extra keys of the sidecar) each) in one scene, back to
     back, each PNG with its sidecar; returns the PNG paths (``seconds``, if given, gets each
     image's seconds on this thread: posing and Cycles, plus any wait for the helpers;
     ``on_image(k)`` is called before image k; ``names``, if given, the file names without .png,
-    else each spec's key).
+    else each spec's key; ``sidecars``: render key -> sidecar already made by planning, used as is).
 
     Cycles releases Python's lock while it renders, so two helper threads do the work around
     it meanwhile: the next image's sidecar (projection, visibility, label layout) and the
@@ -84,8 +85,12 @@ def render_many(renderer, jobs, out: Path, seconds: list | None = None, on_image
         for png in pngs:
             signals.remove_hidden_named_after(png)
 
+    def sidecar_of(k: int):
+        known = sidecars.get(jobs[k][1].key()) if sidecars else None
+        return helper.submit(_sidecar, *jobs[k], known)
+
     with ThreadPoolExecutor(max_workers=2, thread_name_prefix="misigen-sidecar") as helper:
-        next_sidecar = helper.submit(_sidecar, *jobs[0])
+        next_sidecar = sidecar_of(0)
         writing = None
         try:
             for k, (_shown, spec, mats, _extra) in enumerate(jobs):
@@ -95,7 +100,7 @@ def render_many(renderer, jobs, out: Path, seconds: list | None = None, on_image
                 with signals.rendering(cleanup=cleanup):
                     sidecar = next_sidecar.result()
                     if k + 1 < len(jobs):
-                        next_sidecar = helper.submit(_sidecar, *jobs[k + 1])
+                        next_sidecar = sidecar_of(k + 1)
                     raw = renderer.render_raw(spec.camera, mats, pngs[k], spec.parts)
                     if writing is not None:
                         writing.result()                     # its errors surface here
@@ -129,11 +134,13 @@ class GroupRendered:
 
 
 def render_group(structure, specs: list, out: Path, device: str, extra: list | None = None,
-                 shown_cache: dict | None = None, names: list | None = None) -> GroupRendered:
+                 shown_cache: dict | None = None, names: list | None = None,
+                 sidecars: dict | None = None) -> GroupRendered:
     """Open one renderer for ``specs`` (same structure, residue set and style: one scene),
     render each to ``out/images`` with its sidecar (``extra[i]``: more sidecar keys; ``names[i]``:
     the file name without .png, default the spec's key), close it.
-    ``shown_cache`` keeps the shown atoms of each selection across groups."""
+    ``shown_cache`` keeps the shown atoms of each selection across groups; ``sidecars``: render key ->
+    sidecar made while planning (``core.teaching``), written as is."""
     first = specs[0]
     shown_cache = {} if shown_cache is None else shown_cache
     style_key = json.dumps(first.style, sort_keys=True)
@@ -154,7 +161,7 @@ def render_group(structure, specs: list, out: Path, device: str, extra: list | N
         t1 = time.perf_counter()
         done.images = render_many(renderer, jobs, out, done.seconds,
                                   on_image=lambda k: stage(f"{structure.id}: rendering {k + 1}/{len(jobs)}"),
-                                  names=names)
+                                  names=names, sidecars=sidecars)
         # the images overlap (sidecars and PNGs of one are made while Cycles renders another)
         done.wall_seconds = [(time.perf_counter() - t1) / max(1, len(jobs))] * len(jobs)
     finally:
@@ -173,9 +180,11 @@ def all_specs(samples) -> dict[str, RenderSpec]:
     return specs
 
 
-def render_specs(structures: dict, specs: dict[str, RenderSpec], out: Path, device: str) -> dict:
+def render_specs(structures: dict, specs: dict[str, RenderSpec], out: Path, device: str,
+                 sidecars: dict | None = None) -> dict:
     """Render the specs not yet on disk; one scene per (structure, shown residue set, style).
-    ``structures``: structure id → Structure (a sample may show a partner complex).
+    ``structures``: structure id → Structure (a sample may show a partner complex); ``sidecars``:
+    render key -> sidecar already made (planning makes every one), so none is made twice.
 
     Returns {"images", "seconds" (whole render calls), "cycles_seconds" (Cycles alone), "device"}.
     """
@@ -188,7 +197,7 @@ def render_specs(structures: dict, specs: dict[str, RenderSpec], out: Path, devi
         groups[(spec.structure_id, spec.residues, json.dumps(spec.style, sort_keys=True))].append(spec)
     shown_cache: dict = {}      # the shown atoms of one (structure, parts, residues) selection, computed once
     for (sid, _residues, _style), group in sorted(groups.items(), key=lambda kv: (kv[0][0], str(kv[0][1]))):
-        rendered = render_group(structures[sid], group, out, device, shown_cache=shown_cache)
+        rendered = render_group(structures[sid], group, out, device, shown_cache=shown_cache, sidecars=sidecars)
         done["device"] = rendered.device
         done["seconds"] += sum(rendered.wall_seconds)
         done["cycles_seconds"] += rendered.cycles_seconds

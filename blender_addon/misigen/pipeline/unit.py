@@ -118,7 +118,9 @@ def run_partners(catalog: dict, split_mode: str, seed: int, test_fraction: float
 def plan_structure(source: StructureSource, tasks, style, split_mode: str, seed: int, catalog=None,
                    ligands: dict | None = None):
     """Load one structure and plan all its samples: ({id: Structure} of it and the partners it loaded,
-    samples, Failures); the dict is empty when the structure itself could not be read.
+    samples, Failures, {render key: sidecar} of every image planned); the dict is empty when the
+    structure itself could not be read. The sidecars are the ones the renderer writes (pure core),
+    so a render reuses them.
 
     ``catalog`` (id -> StructureSource, the whole run) is where a task pairing this structure
     with another of the run (T5) finds its partner; ``ligands`` (id -> ligand selector) says which
@@ -132,7 +134,7 @@ def plan_structure(source: StructureSource, tasks, style, split_mode: str, seed:
     try:
         structure = load_structure(source, ligands.get(source.id))
     except InputError as exc:
-        return {}, [], [Failure(source.id, exc.problem, where=str(exc.path))]
+        return {}, [], [Failure(source.id, exc.problem, where=str(exc.path))], {}
     samples = []
     loaded = {source.id: structure}
     test_fraction = tasks[0].suite.get("test_fraction", DEFAULT_TEST_FRACTION) if tasks else DEFAULT_TEST_FRACTION
@@ -148,7 +150,7 @@ def plan_structure(source: StructureSource, tasks, style, split_mode: str, seed:
             got, failed, dropped = [], [Failure(source.id, str(exc), task=task.name)], []
         samples += got
         failures += [f if isinstance(f, Failure) else Failure.from_dict(f) for f in failed] + dropped
-    return loaded, samples, failures
+    return loaded, samples, failures, cache.by_key
 
 
 # ------------------------------------------------------------------ the unit
@@ -163,26 +165,44 @@ def ligand_notes(sid: str, structure) -> list[str]:
             f"(others: {others}); --ligand names another"]
 
 
-def process_structure(source: StructureSource, tasks, style, out: Path, split_mode: str, seed: int,
-                      device: str, render: bool = True, catalog=None, ligands: dict | None = None) -> UnitSummary:
-    """Plan + render one structure; write its part files.
+@dataclass
+class PlannedUnit:
+    """One structure planned, not yet rendered (``plan_unit``); ``finish_unit`` renders and writes it."""
+    source: StructureSource
+    loaded: dict                   # id -> Structure: it and the partners it loaded (empty: unreadable)
+    samples: list
+    failures: list
+    sidecars: dict                 # render key -> sidecar, computed while planning
+    plan_seconds: float
+
+
+def plan_unit(source: StructureSource, tasks, style, split_mode: str, seed: int, catalog=None,
+              ligands: dict | None = None) -> PlannedUnit:
+    """The planning half of a unit: pure core, so it may run on a thread while another unit renders."""
+    t0 = time.perf_counter()
+    stage(f"{source.id}: loading and planning")
+    loaded, samples, failures, sidecars = plan_structure(source, tasks, style, split_mode, seed, catalog=catalog,
+                                                         ligands=ligands)
+    return PlannedUnit(source, loaded, samples, failures, sidecars, time.perf_counter() - t0)
+
+
+def finish_unit(planned: PlannedUnit, out: Path, device: str, render: bool = True) -> UnitSummary:
+    """The rendering half of a unit: render every distinct image (reusing the planned sidecars) and
+    write the structure's parts.
 
     The records part is written last and only when the structure is finished (its input
     could not be read counts as finished: a rerun would fail the same way); after a render
     failure only the failures part is written, so a rerun (e.g. on another device) retries.
     """
     t0 = time.perf_counter()
-    stage(f"{source.id}: loading and planning")
-    loaded, samples, failures = plan_structure(source, tasks, style, split_mode, seed, catalog=catalog,
-                                               ligands=ligands)
+    source, loaded, samples, failures = planned.source, planned.loaded, planned.samples, list(planned.failures)
     messages = [f"{source.id}: {f.where}: {f.why}" for f in failures if f.where]
     notes = ligand_notes(source.id, loaded.get(source.id))
-    t_plan = time.perf_counter() - t0
     rendered = {"images": 0, "seconds": 0.0, "cycles_seconds": 0.0, "device": ""}
     render_failed = False
     if samples and render:
         try:
-            rendered = render_specs(loaded, all_specs(samples), out, device)
+            rendered = render_specs(loaded, all_specs(samples), out, device, sidecars=planned.sidecars)
         except Exception as exc:  # a render that fails must not take the batch down with it
             if fatal_output_error(out, exc):
                 raise fatal_output_error(out, exc) from None     # … unless the folder takes no writes
@@ -196,8 +216,16 @@ def process_structure(source: StructureSource, tasks, style, out: Path, split_mo
                        failures=len(failures), samples_failed=sum(1 for f in failures if f.sample is not None),
                        messages=messages, notes=notes, images_rendered=rendered["images"],
                        render_seconds=round(rendered["seconds"], 3),
-                       cycles_seconds=round(rendered["cycles_seconds"], 3), plan_seconds=round(t_plan, 3),
-                       device=rendered["device"], seconds=round(time.perf_counter() - t0, 3))
+                       cycles_seconds=round(rendered["cycles_seconds"], 3),
+                       plan_seconds=round(planned.plan_seconds, 3), device=rendered["device"],
+                       seconds=round(planned.plan_seconds + time.perf_counter() - t0, 3))
+
+
+def process_structure(source: StructureSource, tasks, style, out: Path, split_mode: str, seed: int,
+                      device: str, render: bool = True, catalog=None, ligands: dict | None = None) -> UnitSummary:
+    """Plan + render one structure; write its part files (``plan_unit`` then ``finish_unit``)."""
+    return finish_unit(plan_unit(source, tasks, style, split_mode, seed, catalog=catalog, ligands=ligands),
+                       out, device, render)
 
 
 _SUITES: dict = {}
@@ -227,16 +255,22 @@ def remember_tasks(ctx: RunContext, tasks) -> None:
     _SUITES[(ctx.suite, ctx.tasks, ctx.levels)] = list(tasks)
 
 
-def run_unit(structure_id: str, ctx: RunContext, return_files: bool = False) -> UnitSummary:
+def plan_for(structure_id: str, ctx: RunContext) -> PlannedUnit:
+    """``plan_unit`` of one structure of the run."""
+    return plan_unit(ctx.catalog[structure_id], tasks_of(ctx), ctx.style, ctx.split, ctx.seed,
+                     catalog=ctx.catalog, ligands=ctx.ligands)
+
+
+def run_unit(structure_id: str, ctx: RunContext, return_files: bool = False, planned=None) -> UnitSummary:
     """Plan and render one structure into ``ctx.out`` (or, with ``return_files``, into a
-    scratch folder whose files come back in the summary's ``files``)."""
+    scratch folder whose files come back in the summary's ``files``). ``planned``: a future of
+    its ``plan_for``, started earlier (``run_units_planning_ahead``); its errors count as the unit's."""
     out = Path(ctx.out)
     scratch = Path(tempfile.mkdtemp(prefix="misigen-unit-")) if return_files else None
     try:
         try:
-            summary = process_structure(ctx.catalog[structure_id], tasks_of(ctx), ctx.style,
-                                        scratch or out, ctx.split, ctx.seed, ctx.device, ctx.render,
-                                        catalog=ctx.catalog, ligands=ctx.ligands)
+            plan = planned.result() if planned is not None else plan_for(structure_id, ctx)
+            summary = finish_unit(plan, scratch or out, ctx.device, ctx.render)
         except OutputError:
             raise                 # the folder takes no more writes: the run stops (cli: one line, exit 1)
         except Exception as exc:  # a bug in one unit must not take the batch down; the rerun retries it
@@ -253,3 +287,25 @@ def run_unit(structure_id: str, ctx: RunContext, return_files: bool = False) -> 
     finally:
         if scratch is not None:
             shutil.rmtree(scratch, ignore_errors=True)
+
+
+def run_units_planning_ahead(units, ctx: RunContext):
+    """``run_unit`` of each unit in order, in this process, each unit's planning done on a helper
+    thread while the unit before it renders (Cycles releases Python's lock, so on a GPU the
+    planning costs the renderer nothing). Yields each UnitSummary. Planning is pure core and
+    depends on nothing rendered, so the records are the same as one unit after the other."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    units = list(units)
+    if not units:
+        return
+    planner = ThreadPoolExecutor(max_workers=1, thread_name_prefix="misigen-planner")
+    try:
+        ahead = planner.submit(plan_for, units[0], ctx)
+        for k, sid in enumerate(units):
+            current = ahead
+            if k + 1 < len(units):
+                ahead = planner.submit(plan_for, units[k + 1], ctx)
+            yield run_unit(sid, ctx, planned=current)
+    finally:
+        planner.shutdown(wait=False, cancel_futures=True)    # a stop: the plan in flight is dropped
