@@ -120,14 +120,25 @@ def text_box_size(text: str, style: dict, width: int) -> tuple[int, int]:
             int(np.ceil(cfg["cap_height"] * size)) + 2 * OUTLINE_PX)
 
 
-def _candidates(u, v, w, h, width, height, touch_px, rings):
-    """(box, distance from the anchor) of each candidate place, lazily, in order of preference."""
-    for du, dv in _relative_corners(w, h, touch_px, rings):
-        u0 = int(round(min(max(u + du, 0.0), width - w)))      # clipped into the frame
-        v0 = int(round(min(max(v + dv, 0.0), height - h)))
-        gu = max(u0 - u, u - u0 - w, 0.0)
-        gv = max(v0 - v, v - v0 - h, 0.0)
-        yield [u0, v0, u0 + w, v0 + h], (gu * gu + gv * gv) ** 0.5
+def _candidate_boxes(u, v, w, h, width, height, touch_px) -> list:
+    """Every candidate box [u0, v0, u1, v1] (clipped into the frame), in order of preference; one
+    numpy pass per label (the layout's inner loop then only tests them)."""
+    rel = _corner_array(w, h, touch_px)
+    u0 = np.rint(np.minimum(np.maximum(u + rel[:, 0], 0.0), width - w)).astype(np.int64)
+    v0 = np.rint(np.minimum(np.maximum(v + rel[:, 1], 0.0), height - h)).astype(np.int64)
+    return np.column_stack([u0, v0, u0 + w, v0 + h]).tolist()
+
+
+def _gap(box, u: float, v: float, w: int, h: int) -> float:
+    """Distance from the anchor pixel to a box."""
+    gu = max(box[0] - u, u - box[0] - w, 0.0)
+    gv = max(box[1] - v, v - box[1] - h, 0.0)
+    return (gu * gu + gv * gv) ** 0.5
+
+
+@functools.lru_cache(maxsize=4096)
+def _corner_array(w: int, h: int, touch_px: float) -> np.ndarray:
+    return np.array(_relative_corners(w, h, touch_px, True), float)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -266,9 +277,11 @@ def layout_labels(items, pixels: np.ndarray, in_front: np.ndarray, style: dict,
         r = float(radius_px[atom]) if radius_px is not None else 0.0
         chosen, covering = None, None
         taken, count = canvas.taken, np.count_nonzero
-        for b, dist in _candidates(u, v, w, h, width, height, touch, True):
+        boxes = _candidate_boxes(u, v, w, h, width, height, touch)
+        for b in boxes:
             if count(taken[b[1]:b[3], b[0]:b[2]]):
                 continue
+            dist = _gap(b, u, v, w, h)
             line = leader_line(b, u, v, r) if leaders and dist > touch else None   # no leaders: any place as is
             if line is not None and not canvas.leader_ok(line):
                 continue
@@ -282,8 +295,7 @@ def layout_labels(items, pixels: np.ndarray, in_front: np.ndarray, style: dict,
         if chosen is None and cfg["drop_overlapping"]:
             placed.append({**entry, "box": None, "leader": None, "overlaps": True})
             continue
-        box, line = chosen if chosen is not None else \
-            (next(_candidates(u, v, w, h, width, height, touch, True))[0], None)
+        box, line = chosen if chosen is not None else (boxes[0], None)
         canvas.take(box, line)
         placed.append({**entry, "box": [int(x) for x in box], "leader": line, "overlaps": chosen is None})
     return placed
