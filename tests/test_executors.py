@@ -52,6 +52,13 @@ def test_two_workers_give_the_same_annotations(tmp_path, reference, inputs, suit
     assert manifest["this_run"]["executor"] == "worker pool" and manifest["this_run"]["done"] == 2
     assert (tmp_path / "w2" / "annotations.jsonl").read_bytes() == (reference / "annotations.jsonl").read_bytes()
     assert validate_dataset(tmp_path / "w2") == []
+    # one process plans each structure while the one before renders (the first renders task by task as
+    # planning hands them over) and writes the sidecars planning made; workers plan, then render
+    ours = {p.name: p.read_bytes() for p in (reference / "images").glob("*.json")}
+    theirs = {p.name: p.read_bytes() for p in (tmp_path / "w2" / "images").glob("*.json")}
+    assert ours and ours == theirs
+    assert sorted(p.name for p in (reference / "images").glob("*.png")) == \
+        sorted(p.name for p in (tmp_path / "w2" / "images").glob("*.png"))
 
 
 @pytest.mark.render
@@ -140,20 +147,20 @@ def _children_running(marker: str) -> list:
 def test_a_unit_that_raises_is_recorded_and_retried_on_rerun(tmp_path, inputs, suite, fast_style, monkeypatch):
     import misigen.pipeline.unit as unit
     out = tmp_path / "bug"
-    real = unit.process_structure
+    real = unit.plan_unit
 
-    def flaky(source, *a, **kw):
+    def flaky(source, *a, **kw):          # planning runs on the planner thread: its error is the unit's
         if source.id == "1hvi":
             raise RuntimeError("simulated bug")
         return real(source, *a, **kw)
 
-    monkeypatch.setattr(unit, "process_structure", flaky)
+    monkeypatch.setattr(unit, "plan_unit", flaky)
     manifest = run_generate(suite, inputs, out, fast_style, split="test", seed=11, task_names=TASKS,
                             render=False, progress=False)
     assert manifest["this_run"]["failed"] == 1
     fails = [json.loads(line) for line in (out / "failures.jsonl").read_text().splitlines()]
     assert any(f["structure"] == "1hvi" and "simulated bug" in f["why"] for f in fails)
-    monkeypatch.setattr(unit, "process_structure", real)
+    monkeypatch.setattr(unit, "plan_unit", real)
     again = run_generate(suite, inputs, out, fast_style, split="test", seed=11, task_names=TASKS,
                          render=False, progress=False)
     assert again["this_run"]["structures"] == 1 and again["this_run"]["done"] == 1

@@ -8,8 +8,11 @@ sharding, sorted by id) so a unit may load partner structures. Every executor ca
 """
 from __future__ import annotations
 
+import collections
+import queue
 import shutil
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -99,6 +102,38 @@ class RunStats:
 
 
 # ------------------------------------------------------------------ planning
+_LOADED: collections.OrderedDict = collections.OrderedDict()    # the last structures read in this process
+_LOADED_LOCK = threading.Lock()
+LOADED_KEPT = 8
+
+
+def _file_stamp(path) -> tuple:
+    if path is None:
+        return ()
+    st = Path(path).stat()
+    return (str(path), st.st_mtime_ns, st.st_size)
+
+
+def load_cached(source: StructureSource, ligand: str | None = None):
+    """``load_structure``, keeping the last few read in this process: a structure is read again as
+    another's partner (T5) and the next unit often needs what the one before read. Keyed by the
+    files' paths, times and sizes, so a changed file is read again."""
+    try:
+        key = (source, ligand, _file_stamp(source.protein), _file_stamp(source.ligand))
+    except OSError:
+        return load_structure(source, ligand)          # the reader names the file and the problem
+    with _LOADED_LOCK:
+        if key in _LOADED:
+            _LOADED.move_to_end(key)
+            return _LOADED[key]
+    structure = load_structure(source, ligand)
+    with _LOADED_LOCK:
+        _LOADED[key] = structure
+        while len(_LOADED) > LOADED_KEPT:
+            _LOADED.popitem(last=False)
+    return structure
+
+
 def run_partners(catalog: dict, split_mode: str, seed: int, test_fraction: float, loaded: dict,
                     ligands: dict | None = None):
     """The run's structures by split, with a loader (each with its own ligand selector) that keeps
@@ -110,17 +145,18 @@ def run_partners(catalog: dict, split_mode: str, seed: int, test_fraction: float
 
     def load(sid):
         if sid not in loaded:
-            loaded[sid] = load_structure(catalog[sid], (ligands or {}).get(sid))
+            loaded[sid] = load_cached(catalog[sid], (ligands or {}).get(sid))
         return loaded[sid]
     return PartnerCatalog(splits, load)
 
 
 def plan_structure(source: StructureSource, tasks, style, split_mode: str, seed: int, catalog=None,
-                   ligands: dict | None = None):
+                   ligands: dict | None = None, on_task=None):
     """Load one structure and plan all its samples: ({id: Structure} of it and the partners it loaded,
     samples, Failures, {render key: sidecar} of every image planned); the dict is empty when the
     structure itself could not be read. The sidecars are the ones the renderer writes (pure core),
-    so a render reuses them.
+    so a render reuses them. ``on_task(loaded, samples, sidecars)``, if given, is called with each
+    task's samples as soon as they are planned (``run_units_planning_ahead`` renders them meanwhile).
 
     ``catalog`` (id -> StructureSource, the whole run) is where a task pairing this structure
     with another of the run (T5) finds its partner; ``ligands`` (id -> ligand selector) says which
@@ -132,7 +168,7 @@ def plan_structure(source: StructureSource, tasks, style, split_mode: str, seed:
     failures: list[Failure] = []
     ligands = ligands or {}
     try:
-        structure = load_structure(source, ligands.get(source.id))
+        structure = load_cached(source, ligands.get(source.id))
     except InputError as exc:
         return {}, [], [Failure(source.id, exc.problem, where=str(exc.path))], {}
     samples = []
@@ -150,6 +186,8 @@ def plan_structure(source: StructureSource, tasks, style, split_mode: str, seed:
             got, failed, dropped = [], [Failure(source.id, str(exc), task=task.name)], []
         samples += got
         failures += [f if isinstance(f, Failure) else Failure.from_dict(f) for f in failed] + dropped
+        if on_task is not None and got:
+            on_task(loaded, got, cache.by_key)
     return loaded, samples, failures, cache.by_key
 
 
@@ -177,18 +215,21 @@ class PlannedUnit:
 
 
 def plan_unit(source: StructureSource, tasks, style, split_mode: str, seed: int, catalog=None,
-              ligands: dict | None = None) -> PlannedUnit:
+              ligands: dict | None = None, on_task=None) -> PlannedUnit:
     """The planning half of a unit: pure core, so it may run on a thread while another unit renders."""
     t0 = time.perf_counter()
     stage(f"{source.id}: loading and planning")
     loaded, samples, failures, sidecars = plan_structure(source, tasks, style, split_mode, seed, catalog=catalog,
-                                                         ligands=ligands)
+                                                         ligands=ligands, on_task=on_task)
     return PlannedUnit(source, loaded, samples, failures, sidecars, time.perf_counter() - t0)
 
 
-def finish_unit(planned: PlannedUnit, out: Path, device: str, render: bool = True) -> UnitSummary:
+def finish_unit(planned: PlannedUnit, out: Path, device: str, render: bool = True,
+                early=None) -> UnitSummary:
     """The rendering half of a unit: render every distinct image (reusing the planned sidecars) and
-    write the structure's parts.
+    write the structure's parts. ``early``: what rendering the images planning handed over before
+    it ended gave (render_specs' counts, or the exception it raised; the first unit of a run, see
+    ``run_units_planning_ahead``).
 
     The records part is written last and only when the structure is finished (its input
     could not be read counts as finished: a rerun would fail the same way); after a render
@@ -202,7 +243,13 @@ def finish_unit(planned: PlannedUnit, out: Path, device: str, render: bool = Tru
     render_failed = False
     if samples and render:
         try:
+            if isinstance(early, Exception):
+                raise early
+            before = early
             rendered = render_specs(loaded, all_specs(samples), out, device, sidecars=planned.sidecars)
+            if before is not None:
+                rendered = {k: rendered[k] + before[k] for k in ("images", "seconds", "cycles_seconds")} | \
+                    {"device": rendered["device"] or before["device"]}
         except Exception as exc:  # a render that fails must not take the batch down with it
             if fatal_output_error(out, exc):
                 raise fatal_output_error(out, exc) from None     # … unless the folder takes no writes
@@ -255,22 +302,32 @@ def remember_tasks(ctx: RunContext, tasks) -> None:
     _SUITES[(ctx.suite, ctx.tasks, ctx.levels)] = list(tasks)
 
 
-def plan_for(structure_id: str, ctx: RunContext) -> PlannedUnit:
+def plan_for(structure_id: str, ctx: RunContext, on_task=None) -> PlannedUnit:
     """``plan_unit`` of one structure of the run."""
     return plan_unit(ctx.catalog[structure_id], tasks_of(ctx), ctx.style, ctx.split, ctx.seed,
-                     catalog=ctx.catalog, ligands=ctx.ligands)
+                     catalog=ctx.catalog, ligands=ctx.ligands, on_task=on_task)
 
 
-def run_unit(structure_id: str, ctx: RunContext, return_files: bool = False, planned=None) -> UnitSummary:
+def run_unit(structure_id: str, ctx: RunContext, return_files: bool = False, planned=None,
+             early=None) -> UnitSummary:
     """Plan and render one structure into ``ctx.out`` (or, with ``return_files``, into a
     scratch folder whose files come back in the summary's ``files``). ``planned``: a future of
-    its ``plan_for``, started earlier (``run_units_planning_ahead``); its errors count as the unit's."""
+    its ``plan_for``, started earlier (``run_units_planning_ahead``); its errors count as the unit's;
+    ``early``: a callable rendering what the plan in flight hands over (``render_handed``)."""
     out = Path(ctx.out)
     scratch = Path(tempfile.mkdtemp(prefix="misigen-unit-")) if return_files else None
     try:
         try:
+            before = None
+            if early is not None:            # renders while the plan goes on; a failure is the unit's
+                try:
+                    before = early()
+                except (OutputError, KeyboardInterrupt):
+                    raise
+                except Exception as exc:
+                    before = exc
             plan = planned.result() if planned is not None else plan_for(structure_id, ctx)
-            summary = finish_unit(plan, scratch or out, ctx.device, ctx.render)
+            summary = finish_unit(plan, scratch or out, ctx.device, ctx.render, early=before)
         except OutputError:
             raise                 # the folder takes no more writes: the run stops (cli: one line, exit 1)
         except Exception as exc:  # a bug in one unit must not take the batch down; the rerun retries it
@@ -292,8 +349,9 @@ def run_unit(structure_id: str, ctx: RunContext, return_files: bool = False, pla
 def run_units_planning_ahead(units, ctx: RunContext):
     """``run_unit`` of each unit in order, in this process, each unit's planning done on a helper
     thread while the unit before it renders (Cycles releases Python's lock, so on a GPU the
-    planning costs the renderer nothing). Yields each UnitSummary. Planning is pure core and
-    depends on nothing rendered, so the records are the same as one unit after the other."""
+    planning costs the renderer nothing). The first unit has nothing before it: its images are
+    rendered task by task as planning hands them over. Yields each UnitSummary. Planning is pure
+    core and depends on nothing rendered, so the records are the same as one unit after the other."""
     from concurrent.futures import ThreadPoolExecutor
 
     units = list(units)
@@ -301,11 +359,26 @@ def run_units_planning_ahead(units, ctx: RunContext):
         return
     planner = ThreadPoolExecutor(max_workers=1, thread_name_prefix="misigen-planner")
     try:
-        ahead = planner.submit(plan_for, units[0], ctx)
+        handed: queue.Queue = queue.Queue()
+        ahead = planner.submit(plan_for, units[0], ctx, (lambda *item: handed.put(item)) if ctx.render else None)
+        ahead.add_done_callback(lambda _f: handed.put(None))
+        early = (lambda: render_handed(handed, Path(ctx.out), ctx.device)) if ctx.render else None
         for k, sid in enumerate(units):
             current = ahead
             if k + 1 < len(units):
                 ahead = planner.submit(plan_for, units[k + 1], ctx)
-            yield run_unit(sid, ctx, planned=current)
+            yield run_unit(sid, ctx, planned=current, early=early if k == 0 else None)
     finally:
         planner.shutdown(wait=False, cancel_futures=True)    # a stop: the plan in flight is dropped
+
+
+def render_handed(handed: queue.Queue, out: Path, device: str) -> dict:
+    """Render each task's images as planning hands them over (None: planning ended); returns the
+    summed render_specs counts."""
+    total = {"images": 0, "seconds": 0.0, "cycles_seconds": 0.0, "device": ""}
+    while (item := handed.get()) is not None:
+        loaded, samples, sidecars = item
+        done = render_specs(loaded, all_specs(samples), out, device, sidecars=sidecars)
+        total = {k: total[k] + done[k] for k in ("images", "seconds", "cycles_seconds")} | \
+            {"device": done["device"] or total["device"]}
+    return total
