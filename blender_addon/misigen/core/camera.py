@@ -69,6 +69,15 @@ class Camera:
         return origins
 
     def as_dict(self) -> dict:
+        """The camera as the sidecar and the render key record it (a fresh dict each call; made once)."""
+        d = self.__dict__.get("_as_dict")
+        if d is None:
+            d = self._make_dict()
+            object.__setattr__(self, "_as_dict", d)      # frozen: every field is fixed, so is this
+        return {**d, "position": list(d["position"]), "world_to_camera": [list(r) for r in d["world_to_camera"]],
+                "clip": list(d["clip"])}
+
+    def _make_dict(self) -> dict:
         d = {"projection": self.projection, "width": self.width, "height": self.height,
              "position": [round(float(x), 4) for x in self.position],
              "world_to_camera": [[round(float(x), 4) for x in row] for row in self.world_to_camera()],

@@ -5,6 +5,7 @@ camera, style); its content hash names the image, so identical renders are made 
 """
 from __future__ import annotations
 
+import collections
 import hashlib
 import json
 from dataclasses import dataclass, field
@@ -61,9 +62,33 @@ class RenderSpec:
         return f"{self.structure_id}_{hashlib.sha256(blob.encode()).hexdigest()[:16]}"
 
 
+_SHOWN: collections.OrderedDict = collections.OrderedDict()   # (id of structure, …) -> (structure, shown)
+SHOWN_KEPT = 64
+
+
 def shown_structure(s: Structure, spec_or_style, parts=PARTS, residues=None) -> Structure:
-    """The atoms a render shows, as a sub-structure (ligand rows keep their order)."""
+    """The atoms a render shows, as a sub-structure (ligand rows keep their order).
+
+    The last few are kept: planning, sidecars and the scene of one structure ask for the same
+    selections many times (the entry holds the structure, so its id is not reused meanwhile;
+    structures are not changed once loaded)."""
     style = spec_or_style.style if isinstance(spec_or_style, RenderSpec) else spec_or_style
+    key = (id(s), tuple(parts), None if residues is None else tuple(map(tuple, residues)),
+           json.dumps(style["selection"], sort_keys=True))
+    hit = _SHOWN.get(key)
+    if hit is not None and hit[0] is s:
+        return hit[1]
+    shown = _select_shown(s, style, parts, residues)
+    _SHOWN[key] = (s, shown)
+    while len(_SHOWN) > SHOWN_KEPT:
+        try:
+            _SHOWN.popitem(last=False)
+        except KeyError:          # another thread emptied it meanwhile
+            break
+    return shown
+
+
+def _select_shown(s: Structure, style: dict, parts, residues) -> Structure:
     sel = style["selection"]
     cutoff = sel["pocket_cutoff"] if sel["pocket_cutoff"] > 0 else None   # 0 = whole protein
     mask = shown_mask(s, cutoff, sel["hydrogens"], sel["waters"],
