@@ -376,9 +376,18 @@ def render_handed(handed: queue.Queue, out: Path, device: str) -> dict:
     """Render each task's images as planning hands them over (None: planning ended); returns the
     summed render_specs counts."""
     total = {"images": 0, "seconds": 0.0, "cycles_seconds": 0.0, "device": ""}
-    while (item := handed.get()) is not None:
-        loaded, samples, sidecars = item
-        done = render_specs(loaded, all_specs(samples), out, device, sidecars=sidecars)
+    ended = False
+    while not ended:
+        items = [handed.get()]
+        while not handed.empty():            # tasks planned meanwhile go together: fewer scenes built
+            items.append(handed.get())
+        ended = items[-1] is None
+        items = [i for i in items if i is not None]
+        if not items:
+            break
+        loaded, sidecars = items[-1][0], items[-1][2]
+        done = render_specs(loaded, all_specs([s for item in items for s in item[1]]), out, device,
+                            sidecars=sidecars)
         total = {k: total[k] + done[k] for k in ("images", "seconds", "cycles_seconds")} | \
             {"device": done["device"] or total["device"]}
     return total

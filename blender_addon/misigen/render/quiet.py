@@ -22,3 +22,35 @@ def quiet_stdout():
         os.dup2(saved, 1)
         os.close(devnull)
         os.close(saved)
+
+
+class QuietStdout:
+    """``quiet_stdout`` for many renders: /dev/null and the saved stdout are opened once, so each
+    render costs two ``dup2`` calls (each system call may wait for Python's lock while the planner
+    thread runs). ``close`` when done."""
+
+    def __init__(self):
+        self.active = not os.environ.get("MISIGEN_VERBOSE")
+        if self.active:
+            self.saved = os.dup(1)
+            self.devnull = os.open(os.devnull, os.O_WRONLY)
+
+    @contextlib.contextmanager
+    def __call__(self):
+        if not self.active:
+            yield
+            return
+        sys.stdout.flush()
+        os.dup2(self.devnull, 1)
+        try:
+            yield
+        finally:
+            os.dup2(self.saved, 1)
+
+    def close(self) -> None:
+        if self.active:
+            self.active = False
+            os.close(self.devnull)
+            os.close(self.saved)
+
+    __del__ = close          # a renderer that is never closed (a GUI session's) leaks no descriptors

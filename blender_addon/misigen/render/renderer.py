@@ -15,7 +15,7 @@ from ..core.structure import Structure
 from ..core.style import atom_colours, atom_radii, hex_to_rgb
 from .device import select_device
 from .labels import draw_overlay
-from .quiet import quiet_stdout
+from .quiet import QuietStdout, quiet_stdout
 from .materials import FILL_PROPERTY, atom_material, setup_world
 from .molecule import atoms_object, bonds_object
 
@@ -206,7 +206,10 @@ class SceneRenderer:
         self.set_pose(mats, parts)
         raw = self.raw_path(out_png)
         self.scene.render.filepath = str(raw)
-        with quiet_stdout():
+        quiet = self.__dict__.get("_quiet")
+        if quiet is None:
+            quiet = self._quiet = QuietStdout()
+        with quiet():
             t_cycles = time.perf_counter()
             bpy.ops.render.render(write_still=True, scene=self.scene.name)
             self.cycles_seconds += time.perf_counter() - t_cycles
@@ -224,6 +227,9 @@ class SceneRenderer:
 
     def close(self) -> None:
         """Remove this scene and everything it made, so long runs do not grow in memory."""
+        quiet = self.__dict__.pop("_quiet", None)
+        if quiet is not None:
+            quiet.close()
         for obj in list(self.scene.collection.objects):
             bpy.data.objects.remove(obj, do_unlink=True)
         bpy.data.scenes.remove(self.scene)
