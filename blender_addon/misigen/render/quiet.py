@@ -53,4 +53,8 @@ class QuietStdout:
             os.close(self.devnull)
             os.close(self.saved)
 
-    __del__ = close          # a renderer that is never closed (a GUI session's) leaks no descriptors
+    def __del__(self):       # a renderer that is never closed (a GUI session's) leaks no descriptors
+        try:
+            self.close()
+        except Exception:    # at interpreter exit, or when __init__ did not finish
+            pass
