@@ -73,13 +73,17 @@ def nearest_view(names: list, want: str):
 
 
 # ------------------------------------------------------------------ T1 translation (move x|y)
-def move_xy(rec, V, F: Facts, W) -> None:
+def one_move(rec, V) -> tuple:
+    """(op, reference view number, after view number, their sidecar views, value step) of a
+    one-move cloze (T1, T3): the after image is compared with the start view of the same camera."""
     p = rec["program"]
-    op = p["ops"][0]
     ref = nearest_view(p["start_views"], p["after_view"]) or 1
     after = len(p["start_views"]) + 1
-    A, B = V[ref], V[after]
-    step = float(p.get("value_step", 1.0))
+    return p["ops"][0], ref, after, V[ref], V[after], float(p.get("value_step", 1.0))
+
+
+def move_xy(rec, V, F: Facts, W) -> None:
+    op, ref, after, A, B, step = one_move(rec, V)
     for a, b in ordered_bonds(A, [B]):
         F2 = Facts()
         ua, va = F2.pixel(A, a, "s")
@@ -109,14 +113,9 @@ def move_xy(rec, V, F: Facts, W) -> None:
 
 # ------------------------------------------------------------------ T3 zooming (move z)
 def move_z(rec, V, F: Facts, W) -> None:
-    p = rec["program"]
-    op = p["ops"][0]
-    ref = nearest_view(p["start_views"], p["after_view"]) or 1
-    after = len(p["start_views"]) + 1
-    A, B = V[ref], V[after]
+    op, ref, after, A, B, step = one_move(rec, V)
     if not A.perspective:
         raise NoRationale("move z needs a perspective camera")
-    step = float(p.get("value_step", 1.0))
     for a, b in ordered_bonds(A, [B]):
         F2 = Facts()
         w = F2.add(Fact("camera", "width", A.width, 0, ref, comp="width"))
