@@ -1,4 +1,4 @@
-"""Per-image render cost and quality of the render presets (issue 5). Not a timed test.
+"""Per-image render cost and quality of the render presets. Not a timed test.
 
     python benchmarks/bench_render.py                       # pocket of 1hvi, all presets
     python benchmarks/bench_render.py --whole-protein --structure /path/to/big.pdb
@@ -7,16 +7,15 @@
 For each preset: one scene is built, one untimed warm-up image is rendered (kernel load,
 BVH build, denoiser start-up), then ``--images`` views are rendered back to back in the
 same process, the way ``render_structure_views`` does it. Printed per preset: per-image
-seconds (median, min, max), the first (warm-up) image, SSIM against a 256-sample
-reference of the same views, and the ratio of the median to the preset's target.
+seconds (median, min, max), the first (warm-up) image, SSIM against a reference of the
+same views, and the ratio of the median to the preset's target.
 
-The reference is the previous default look (16-sample settings before issue 5: two
-bounces, adaptive sampling, no clamping) path-traced with ``--ref-samples`` samples and
-no denoiser; it is cached in ``--out`` by its settings. ``ssim_own`` compares with a
-256-sample render of the preset's own lighting and bounces instead, so it measures noise
-and denoiser artefacts only, while ``ssim`` also counts any change of the look.
-``bad_px`` is the fraction of pixels off by more than 0.25 in some channel (fireflies,
-blotches, missing shadows).
+The reference of a preset is its own look (lighting, bounces) rendered with ``--ref-samples``
+samples and no denoiser, cached in ``--out`` by its settings: the SSIM measures noise,
+aliasing and denoiser artefacts, not a change of look. ``ssim_soft`` compares with the
+``soft`` preset's reference too (how far a look is from the path-traced one).
+``bad_px`` is the fraction of pixels off by more than 0.25 in some channel from the own
+reference (fireflies, blotches).
 
 SSIM: Wang et al. (2004) on luma, Gaussian window σ = 1.5, computed here in numpy.
 """
@@ -38,14 +37,8 @@ sys.path.insert(0, str(ROOT / "blender_addon"))
 
 import numpy as np  # noqa: E402
 
-TARGETS = {"draft": 0.25, "misi_bench": 0.5, "publication": None}   # seconds per image
+TARGETS = {"draft": 0.25, "misi_bench": 0.25, "soft": 0.7, "publication": None}   # seconds per image at 512²
 VIEWS = ["front", "left", "top", "back", "right", "bottom"]
-# The render settings before issue 5 (16 samples + OIDN with its default, accurate prefilter).
-PREVIOUS = {"render": {"samples": 16, "denoise": True, "max_bounces": 2, "adaptive_threshold": 0.01,
-                       "denoise_prefilter": "ACCURATE", "denoise_passes": "RGB_ALBEDO_NORMAL",
-                       "denoise_quality": "HIGH", "clamp": 0.0, "light_tree": True,
-                       "filter_width": 1.5, "png_compression": 15},
-            "lighting": {"sun_angle_deg": 10.0, "fill": 0.0}}
 
 
 # ---------------------------------------------------------------------------- SSIM
@@ -224,13 +217,11 @@ def save_docs_image(png: Path, dest: Path, size: int = 240, max_bytes: int = 60_
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--structure", default=str(ROOT / "scenes/examples/1hvi.pdb"))
-    ap.add_argument("--presets", default="draft,misi_bench,publication,previous",
-                    help="comma-separated preset names; 'previous' = the defaults before issue 5")
+    ap.add_argument("--presets", default="misi_bench,soft,draft,publication",
+                    help="comma-separated preset names (or preset YAML paths)")
     ap.add_argument("--images", type=int, default=20, help="timed images per preset (≥ 20 for the target)")
     ap.add_argument("--ssim-views", type=int, default=4, help="how many of the views get an SSIM")
     ap.add_argument("--ref-samples", type=int, default=256)
-    ap.add_argument("--own-ref", action="store_true",
-                    help="also render a 256-sample reference of each preset's own look (ssim_own)")
     ap.add_argument("--whole-protein", action="store_true", help="selection.pocket_cutoff = 0")
     ap.add_argument("--hydrogens", action="store_true", help="selection.hydrogens = true")
     ap.add_argument("--labels", action="store_true", help="draw the labels too (timed with the image)")
@@ -270,7 +261,7 @@ def main(argv=None) -> int:
           f"{len(shown.bonds)} bonds; {a.images} images per preset; "
           f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs", flush=True)
 
-    # The reference: previous look, many samples, no denoiser, no adaptive stopping.
+    # A look's reference: many samples, no denoiser, no adaptive stopping.
     def reference(style_for_look: dict, tag: str) -> list[Path]:
         ref_style = deep_update(style_for_look, {"render": {"samples": a.ref_samples, "denoise": False,
                                                             "adaptive_threshold": 0.0, "clamp": 0.0}})
@@ -286,40 +277,37 @@ def main(argv=None) -> int:
                   f"{time.perf_counter() - t:.0f} s", flush=True)
         return paths
 
-    prev_style = load_style("misi_bench", deep_update(PREVIOUS, common))
-    ref_prev = reference(prev_style, "previous")
+    ref_soft = reference(load_style("soft", common or None), "soft")
 
     results = []
     for preset in a.presets.split(","):
-        if preset == "previous":
-            style = prev_style
-        else:
-            style = load_style(preset, tested or None)
+        style = load_style(preset, tested or None)
         planned = plan(shown, style, pairs[:a.images])
-        times, paths, first, build, device = render_set(shown, style, planned, out / preset, a.device, a.labels)
-        own = reference(style, preset) if a.own_ref else ref_prev
-        s_prev = [ssim(load_png(p), load_png(r)) for p, r in zip(paths, ref_prev)]
+        times, paths, first, build, device = render_set(shown, style, planned, out / Path(preset).stem, a.device,
+                                                        a.labels)
+        own = reference(style, Path(preset).stem)
+        s_soft = [ssim(load_png(p), load_png(r)) for p, r in zip(paths, ref_soft)]
         s_own = [ssim(load_png(p), load_png(r)) for p, r in zip(paths, own)]
-        bad = [bad_pixels(load_png(p), load_png(r)) for p, r in zip(paths, ref_prev)]
+        bad = [bad_pixels(load_png(p), load_png(r)) for p, r in zip(paths, own)]
         target = TARGETS.get(preset)
         med = statistics.median(times)
         row = {"preset": preset, "device": device, "atoms": shown.n_atoms, "build_s": round(build, 3),
                "first_s": round(first, 3), "median_s": round(med, 3), "min_s": round(min(times), 3),
-               "max_s": round(max(times), 3), "ssim": round(min(s_prev), 4), "ssim_mean": round(np.mean(s_prev), 4),
-               "ssim_own": round(min(s_own), 4), "bad_px": round(max(bad), 5),
+               "max_s": round(max(times), 3), "ssim": round(min(s_own), 4), "ssim_mean": round(np.mean(s_own), 4),
+               "ssim_soft": round(min(s_soft), 4), "bad_px": round(max(bad), 5),
                "target_s": target, "ratio": round(med / target, 2) if target else None,
                "render": style["render"], "lighting": style["lighting"]}
         results.append(row)
         if a.docs_images:
-            save_docs_image(paths[0], Path(a.docs_images) / f"preset_{preset}.png")
+            save_docs_image(paths[0], Path(a.docs_images) / f"preset_{Path(preset).stem}.png")
         print(f"  {preset:12s} median {med:6.3f} s  min {min(times):6.3f}  max {max(times):6.3f}  "
-              f"first {first:6.2f}  build {build:5.2f}  SSIM(min) {min(s_prev):.4f} own {min(s_own):.4f}  "
+              f"first {first:6.2f}  build {build:5.2f}  SSIM(min) own {min(s_own):.4f} soft {min(s_soft):.4f}  "
               f"bad_px {max(bad):.5f}  "
               f"ratio {('%.2f' % (med / target)) if target else '  - '}", flush=True)
 
     if a.pymol:
         first = a.presets.split(",")[0]
-        style = prev_style if first == "previous" else load_style(first, tested or None)
+        style = load_style(first, tested or None)
         row = side_by_side(shown, style, a.pymol, out / "pymol", a.device)
         print(f"  side by side ({first}, labels and sidecars on; PyMOL ray, same pocket and six views): misigen "
               f"{row['misigen_s']:.3f} s per image, PyMOL {row['pymol_s']:.3f} s, ratio {row['ratio']:.2f} "
@@ -328,15 +316,15 @@ def main(argv=None) -> int:
         results.append({"preset": f"{first} vs PyMOL", **row})
 
     print()
-    print(f"| preset | median s | min s | max s | SSIM vs ref (min over {a.ssim_views} views) | "
-          f"SSIM vs own ref | ratio to target |")
+    print(f"| preset | median s | min s | max s | SSIM vs its own {a.ref_samples}-spp look (min over "
+          f"{a.ssim_views} views) | SSIM vs soft's | ratio to target |")
     print("|---|---|---|---|---|---|---|")
     for r in results:
         if "pymol_s" in r:
             continue
         ratio = f"{r['ratio']:.2f} (≤ {r['target_s']} s)" if r["ratio"] is not None else "–"
         print(f"| {r['preset']} | {r['median_s']:.3f} | {r['min_s']:.3f} | {r['max_s']:.3f} | "
-              f"{r['ssim']:.4f} | {r['ssim_own']:.4f} | {ratio} |")
+              f"{r['ssim']:.4f} | {r['ssim_soft']:.4f} | {ratio} |")
     if a.json:
         Path(a.json).write_text(json.dumps(results, indent=1))
     return 0

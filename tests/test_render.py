@@ -128,6 +128,111 @@ def test_hidden_atoms_are_covered(rendered):
     assert np.mean(fg) > 0.95
 
 
+FIXED_COLOURS = {"O": "#FF0D0D", "N": "#3050F8"}      # misi_bench's oxygen and nitrogen (any residue)
+
+
+def _expected_direct_pixel(side, atom, lighting, pixel):
+    """The direct model's colour at the centre of ``pixel`` (integer [u, v]) where its eye ray meets
+    ``atom``'s sphere, from the sidecar alone: core.shading lights the hit point and fades it by the
+    sidecar's depth-cue ramp (black background). None where the ray misses the sphere."""
+    from misigen.core.shading import depth_cue_factor, shade_direct
+    from misigen.core.style import hex_to_rgb
+
+    w, h = side["width"], side["height"]
+    u, v = pixel[0] + 0.5, pixel[1] + 0.5
+    t = np.tan(np.radians(side["camera"]["fov_deg"]) / 2)
+    ray = np.array([(2 * u / w - 1) * t, (1 - 2 * v / h) * t * h / w, -1.0])
+    ray /= np.linalg.norm(ray)
+    c, r = np.array(atom["camera_xyz"]), atom["radius"]
+    b = ray @ c
+    disc = b * b - c @ c + r * r
+    if disc <= 0:
+        return None
+    hit = (b - np.sqrt(disc)) * ray
+    lit = shade_direct(np.array([hex_to_rgb(FIXED_COLOURS[atom["element"]])]), ((hit - c) / r)[None], -ray[None],
+                       lighting)[0]
+    return np.clip(lit * depth_cue_factor(-hit[2], tuple(side["depth_cue"])), 0, 1)
+
+
+def _highlight_pixel(side, atom, lighting):
+    """The pixel of ``atom``'s specular highlight: where its normal halves the key light and the eye."""
+    from misigen.core.shading import unit
+    c, r = np.array(atom["camera_xyz"]), atom["radius"]
+    p = c + r * unit(unit(lighting["key_direction"]) + unit(-c))
+    t = np.tan(np.radians(side["camera"]["fov_deg"]) / 2)
+    return [int((p[0] / (-p[2] * t) + 1) * side["width"] / 2),
+            int((1 - p[1] / (-p[2] * t * side["height"] / side["width"])) * side["height"] / 2)]
+
+
+def test_direct_lighting_matches_chimerax_formula(tmp_path, examples):
+    """misi_bench's pixels are ChimeraX's default lighting with its depth cue, computed in numpy
+    (core.shading) from the sidecar: at the centre and at the key light's highlight of every clearly
+    visible O and N atom, within 8-bit rounding (the median) and the one-sample pixel jitter."""
+    style = load_style("misi_bench", {"render": {"resolution": [384, 384]}})
+    dull = dict(style["lighting"], reflectivity={**style["lighting"]["reflectivity"], "specular": 0.0})
+    src = discover([examples / "1hvi.pdb"])[0]
+    summary = render_structure_views(src, style, tmp_path, ["front", "top"], labels=False, device="cpu")
+    centre_err, highlight_err, highlight_gain = [], [], []
+    for im in summary["images"]:
+        side = json.loads((tmp_path / im["image"]).with_suffix(".json").read_text())
+        img = load_png(tmp_path / im["image"])
+        assert side["depth_cue"][0] < side["depth_cue"][1]
+        for a in side["atoms"]:
+            scale = side["width"] / (2 * a["depth"] * np.tan(np.radians(15)))
+            if not a["visible"] or a["element"] not in FIXED_COLOURS or a["radius"] * scale < 2.5:
+                continue
+            for pixel, errs in (([int(a["pixel"][0]), int(a["pixel"][1])], centre_err),
+                                (_highlight_pixel(side, a, style["lighting"]), highlight_err)):
+                want = _expected_direct_pixel(side, a, style["lighting"], pixel)
+                if want is not None:
+                    errs.append(np.abs(img[pixel[1], pixel[0]] - want).max())
+                    if errs is highlight_err:
+                        highlight_gain.append((want - _expected_direct_pixel(side, a, dull, pixel)).max())
+    assert len(centre_err) > 100 and len(highlight_err) > 100
+    assert np.median(centre_err) < 0.01 and np.mean(np.array(centre_err) < 0.06) > 0.85
+    assert np.median(highlight_gain) > 0.05            # the highlights matter here …
+    assert np.median(highlight_err) < 0.03             # … and are drawn as the formula says
+
+
+def test_depth_cue_darkens_far_atoms(tmp_path, examples):
+    """Depth cueing darkens the oxygens at the back of the pocket and leaves those in front alone;
+    turned off, the sidecar says so."""
+    src = discover([examples / "1hvi.pdb"])[0]
+    means = {}
+    for cue in (True, False):
+        style = load_style("misi_bench", {"render": {"resolution": [192, 192]}, "depth_cue": {"enabled": cue}})
+        out = tmp_path / str(cue)
+        summary = render_structure_views(src, style, out, ["front"], labels=False, device="cpu")
+        side = json.loads((out / summary["images"][0]["image"]).with_suffix(".json").read_text())
+        assert (side["depth_cue"] is not None) == cue
+        img = load_png(out / summary["images"][0]["image"])
+        oxy = [a for a in side["atoms"] if a["visible"] and a["element"] == "O"]
+        depths = np.array([a["depth"] for a in oxy])
+        far, near = depths > np.quantile(depths, 0.8), depths < np.quantile(depths, 0.2)
+        bright = np.array([img[int(a["pixel"][1]), int(a["pixel"][0])].max() for a in oxy])
+        means[cue] = (bright[near].mean(), bright[far].mean())
+    (near_on, far_on), (near_off, far_off) = means[True], means[False]
+    assert far_on < far_off - 0.1, means
+    assert abs(near_on - near_off) < 0.03, means
+
+
+def test_a_view_rendered_after_another_equals_it_rendered_alone(tmp_path, brd4):
+    """One scene renders its views back to back (persistent data): every part must follow its new
+    pose, so the second view is pixel for pixel that view rendered in a scene of its own."""
+    from misigen.core.scene_plan import shown_structure
+    from misigen.pipeline.rendering import open_renderer, render_annotated
+
+    style = load_style("misi_bench", {"render": {"resolution": [160, 160]}})
+    shown = shown_structure(brd4, style)
+    (_, front, m_front), (_, top, m_top) = plan_views(shown, style, ["front", "top"], None, labels=False)
+    with open_renderer(shown, style, "cpu") as renderer:
+        render_annotated(renderer, shown, front, m_front, tmp_path / "both", name="front")
+        second, _ = render_annotated(renderer, shown, top, m_top, tmp_path / "both", name="top")
+    with open_renderer(shown, style, "cpu") as renderer:
+        alone, _ = render_annotated(renderer, shown, top, m_top, tmp_path / "alone", name="top")
+    assert np.abs(load_png(second) - load_png(alone)).max() < 0.02
+
+
 def test_labels_drawn_in_their_boxes(tmp_path, examples, small_style):
     src = discover([examples / "1hvi.pdb"])[0]
     summary = render_structure_views(src, small_style, tmp_path, ["front"], labels=True, device="cpu")

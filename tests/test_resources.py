@@ -53,7 +53,7 @@ def test_saved_preset_holds_only_the_differences_and_reloads(tmp_path):
     assert path == tmp_path / "my_look.yaml"
     data = yaml.safe_load(path.read_text())
     assert data["atom_scale"] == 0.3 and data["colors"] == {"ligand_carbon": "#00FF00"}
-    assert data["lighting"]["fill"] == 0.8 and "bond_radius" not in data    # draft's own keys kept
+    assert data["lighting"]["fill_strength"] == 0.8 and "bond_radius" not in data    # draft's own keys kept
     assert load_style(path) == {**style, "name": "my_look", "description": data["description"]}
     with pytest.raises(InputError, match="bundled preset"):
         save_preset("misi_bench", style, tmp_path)
@@ -132,3 +132,51 @@ def test_non_editable_install_runs_demo_from_anywhere(wheel, tmp_path):
     assert manifest["suite"].startswith(str(target)) and set(manifest["inputs"]) == {"1hvi", "wagner_brd4"}
     if "--plan-only" not in render:
         assert manifest["counts"]["images"] == len(list((tmp_path / "demo" / "images").glob("*.png"))) > 0
+
+
+def test_a_preset_extends_another_and_each_value_is_blamed_on_its_file(tmp_path):
+    """``extends:`` layers presets (publication is the soft look, converged); a bad value is blamed on
+    the file that set it, and presets that extend each other in a circle are one clear error."""
+    from misigen.core.style import load_style
+    soft, publication = load_style("soft"), load_style("publication")
+    assert publication["lighting"] == soft["lighting"] and publication["depth_cue"] == soft["depth_cue"]
+    assert publication["render"]["samples"] == 32 and soft["render"]["samples"] == 2
+    assert load_style("misi_bench")["lighting"]["model"] == "direct" and soft["lighting"]["model"] == "path"
+    base = tmp_path / "base.yaml"
+    base.write_text("lighting:\n  model: flat\n")
+    child = tmp_path / "child.yaml"
+    child.write_text(f"extends: {base}\natom_scale: 0.3\n")
+    with pytest.raises(InputError) as exc:
+        load_style(child)
+    assert exc.value.path == str(base) and "lighting.model must be one of direct, path" in exc.value.problem
+    base.write_text(f"extends: {child}\n")
+    with pytest.raises(InputError, match="in a circle"):
+        load_style(child)
+
+
+@pytest.mark.parametrize("override, message", [
+    ({"lighting": {"key_direction": [0.0, 0.0, 0.0]}}, "lighting.key_direction must not be the zero vector"),
+    ({"depth_cue": {"start": 0.9, "end": 0.5}}, "depth_cue.start (0.9) must be below depth_cue.end (0.5)"),
+    ({"lighting": {"ambient": -1.0}}, "lighting.ambient must be in [0.0, 1000.0], got -1.0"),
+    ({"lighting": {"reflectivity": {"specular": "shiny"}}}, "lighting.reflectivity.specular: expected float"),
+])
+def test_lighting_and_depth_cue_settings_are_checked(override, message):
+    from misigen.core.style import load_style
+    with pytest.raises(InputError) as exc:
+        load_style("misi_bench", override)
+    assert message in exc.value.problem
+
+
+def test_depth_cue_ramp_spans_the_back_half_of_the_bounding_sphere():
+    """ChimeraX's ramp: from the depth of the shown atoms' bounding-box centre to the back of their
+    (1 % padded) bounding sphere; a point keeps all its colour in front, none past the end."""
+    import numpy as np
+    from misigen.core.shading import depth_cue_factor, depth_cue_range
+    xyz = np.array([[0.0, 0.0, -50.0], [6.0, 8.0, -50.0], [0.0, 0.0, -70.0]])     # camera frame, looking down -Z
+    radii = np.zeros(3)
+    start, end = depth_cue_range(xyz, radii, {"enabled": True, "start": 0.5, "end": 1.0})
+    half_diagonal = 0.5 * np.linalg.norm([6.0, 8.0, 20.0])
+    assert start == pytest.approx(60.0) and end == pytest.approx(60.0 + 1.01 * half_diagonal, abs=1e-3)
+    assert depth_cue_range(xyz, radii, {"enabled": False, "start": 0.5, "end": 1.0}) is None
+    keep = depth_cue_factor([55.0, 60.0, (start + end) / 2, end, end + 5], (start, end))
+    assert keep.tolist() == pytest.approx([1.0, 1.0, 0.5, 0.0, 0.0])

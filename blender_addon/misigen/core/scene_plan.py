@@ -16,6 +16,7 @@ from . import geometry
 from .camera import Camera, visible_atoms
 from .labels import LabelPlan, label_items, layout_labels, text_box_size
 from .loader import shown_mask
+from .shading import depth_cue_range
 from .structure import Structure
 from .style import atom_radii, style_hash
 
@@ -218,12 +219,13 @@ def _rounded(a: np.ndarray, digits: int) -> list:
 
 
 def annotate(shown: Structure, spec: RenderSpec, mats: dict) -> dict:
-    """The sidecar of one image: camera, every shown atom's projection and visibility, labels,
-    scale bar."""
+    """The sidecar of one image: camera, depth-cue ramp, every shown atom's projection and
+    visibility, labels, scale bar."""
     cam = spec.camera
     xyz = posed_coords(shown, mats)
     pix, depth = cam.project(xyz)
     radii = atom_radii(shown, spec.style)
+    ramp = depth_cue_range(cam.to_camera(xyz), radii, spec.style["depth_cue"])
     bond_r = spec.style["bond_radius"] if spec.style["representation"] != "spheres" else 0.0
     visible = visible_atoms(cam, xyz, radii, shown.bonds, bond_r)
     in_image = (depth > cam.clip[0]) & (pix[:, 0] >= 0) & (pix[:, 0] < cam.width) & \
@@ -246,6 +248,7 @@ def annotate(shown: Structure, spec: RenderSpec, mats: dict) -> dict:
         "key": spec.key(),
         "width": cam.width, "height": cam.height,
         "camera": cam.as_dict(),
+        "depth_cue": list(ramp) if ramp is not None else None,   # [start, end] Å from the camera, or off
         "description": spec.description(),
         "atoms": atoms,
         "bonds": shown.bonds.tolist(),

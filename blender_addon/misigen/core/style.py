@@ -88,19 +88,43 @@ def _check_colour(value, path, where):
     return value
 
 
+def _preset_chain(path: Path, ref_path: Path) -> list[tuple[Path, dict]]:
+    """The preset files that make ``path``, outermost first: each may name another it ``extends``
+    (default: the reference preset, which extends nothing)."""
+    chain, seen = [], set()
+    while path.resolve() != ref_path.resolve():
+        if path.resolve() in seen:
+            raise InputError(path, "extends: these presets extend one another in a circle")
+        seen.add(path.resolve())
+        data = read_yaml(path) or {}
+        if not isinstance(data, dict):
+            raise InputError(path, f"preset: expected a mapping, got {type(data).__name__}")
+        data = dict(data)
+        parent = data.pop("extends", None)
+        chain.append((path, data))
+        if parent is None:
+            break
+        if not isinstance(parent, str):
+            raise InputError(path, f"extends: expected a preset name or path, got {parent!r}")
+        path = resolve_preset_path(parent)
+    return chain[::-1]
+
+
 def load_style(name_or_path: str | Path = REFERENCE_PRESET, overrides: dict | None = None) -> dict:
-    """A complete, validated style dict (reference preset + the named preset + overrides)."""
+    """A complete, validated style dict: the reference preset, each preset the named one extends,
+    the named preset, then ``overrides``."""
     ref_path = SCENES_DIR / f"{REFERENCE_PRESET}.yaml"
-    base = read_yaml(ref_path)
-    path = resolve_preset_path(name_or_path)
-    style = base if path.resolve() == ref_path.resolve() else _merge_checked(base, read_yaml(path) or {}, path)
+    style = read_yaml(ref_path)
+    chain = _preset_chain(resolve_preset_path(name_or_path), ref_path)
+    for path, data in chain:
+        style = _merge_checked(style, data, path)
     if overrides:
         style = _merge_checked(style, overrides, "command line")
-    preset = {} if path.resolve() == ref_path.resolve() else (read_yaml(path) or {})
 
     def blame(key: str):
-        """Who set ``key``: the command line, the preset, else the reference preset."""
-        for source, where in ((overrides or {}, COMMAND_LINE.get(key, "command line")), (preset, path)):
+        """Who set ``key``: the command line, the innermost preset that sets it, else the reference."""
+        sources = [(overrides or {}, COMMAND_LINE.get(key, "command line"))] + [(d, p) for p, d in chain[::-1]]
+        for source, where in sources:
             node = source
             for part in key.split("."):
                 node = node.get(part) if isinstance(node, dict) else None
@@ -108,10 +132,18 @@ def load_style(name_or_path: str | Path = REFERENCE_PRESET, overrides: dict | No
                 return where
         return ref_path
 
-    if style["representation"] not in REPRESENTATIONS:
-        raise InputError(blame("representation"), f"representation must be one of {REPRESENTATIONS}")
-    if style["camera"]["projection"] not in ("perspective", "orthographic"):
-        raise InputError(blame("camera.projection"), "camera.projection must be perspective or orthographic")
+    _check_style(style, blame)
+    return style
+
+
+def _check_style(style: dict, blame) -> None:
+    """Enumerations, ranges and consistency of a merged style; ``blame(key)`` names who set a key."""
+    for key, allowed in CHOICES.items():
+        node = style
+        for part in key.split("."):
+            node = node[part]
+        if node not in allowed:
+            raise InputError(blame(key), f"{key} must be one of {', '.join(allowed)}, got {node!r}")
     for key, (low, high, low_open, high_open, whole) in RANGES.items():
         node = style
         for part in key.split("."):
@@ -123,16 +155,22 @@ def load_style(name_or_path: str | Path = REFERENCE_PRESET, overrides: dict | No
                 bounds = f"{'(' if low_open else '['}{low}, {high}{')' if high_open else ']'}"
                 raise InputError(blame(key), f"{key} must be {'whole numbers' if whole else 'in'} "
                                              f"{'in ' if whole else ''}{bounds}, got {node!r}")
-    if style["scale_bar"]["corner"] not in ("bottom_left", "bottom_right"):
-        raise InputError(blame("scale_bar.corner"), "scale_bar.corner must be bottom_left or bottom_right")
     if not style["scale_bar"]["length"] > 0:
         raise InputError(blame("scale_bar.length"), "scale_bar.length must be a positive number of Å")
-    return style
+    for key in ("lighting.key_direction", "lighting.fill_direction"):
+        if not any(abs(float(c)) > 0 for c in style["lighting"][key.split(".")[1]]):
+            raise InputError(blame(key), f"{key} must not be the zero vector")
+    cue = style["depth_cue"]
+    if not cue["start"] < cue["end"]:
+        raise InputError(blame("depth_cue.end"), f"depth_cue.start ({cue['start']}) must be below depth_cue.end "
+                                                 f"({cue['end']})")
 
 
 # Numeric settings a render can use: key -> (low, high, low open, high open, whole numbers).
 # Resolution: Cycles takes more, but labels and memory are only tested up to 8192 px a side.
 RESOLUTION_RANGE = (16, 8192)
+CHOICES = {"representation": REPRESENTATIONS, "camera.projection": ("perspective", "orthographic"),
+           "scale_bar.corner": ("bottom_left", "bottom_right"), "lighting.model": ("direct", "path")}
 RANGES = {
     "camera.fov_deg": (0.0, 180.0, True, True, False),
     "camera.margin": (0.0, 0.95, False, False, False),
@@ -144,6 +182,16 @@ RANGES = {
     "selection.pocket_cutoff": (0.0, 1000.0, False, False, False),
     "labels.size_px": (1, 1000, False, False, False),
     "labels.min_size_px": (1, 1000, False, False, False),
+    "lighting.key_strength": (0.0, 1000.0, False, False, False),
+    "lighting.fill_strength": (0.0, 1000.0, False, False, False),
+    "lighting.ambient": (0.0, 1000.0, False, False, False),
+    "lighting.reflectivity.ambient": (0.0, 10.0, False, False, False),
+    "lighting.reflectivity.diffuse": (0.0, 10.0, False, False, False),
+    "lighting.reflectivity.specular": (0.0, 10.0, False, False, False),
+    "lighting.specular_exponent": (0.0, 10000.0, False, False, False),
+    "lighting.sun_angle_deg": (0.0, 180.0, False, False, False),
+    "depth_cue.start": (0.0, 1.0, False, False, False),
+    "depth_cue.end": (0.0, 10.0, True, False, False),
 }
 # The flag that sets a key from the command line (named when its value is out of range).
 COMMAND_LINE = {"render.resolution": "--resolution", "render.samples": "--samples",

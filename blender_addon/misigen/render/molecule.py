@@ -14,10 +14,13 @@ RADIUS_ATTRIBUTE = "atom_radius"   # "radius" collides with the built-in point-c
 TUBE_SIDES = 10
 
 
-def _linear(colours: np.ndarray) -> np.ndarray:
+def _rgba(colours: np.ndarray, linear: bool) -> np.ndarray:
+    """RGBA floats the material reads: linear light, or the sRGB values as given (the direct
+    lighting model shades sRGB values, as ChimeraX does)."""
     c = np.asarray(colours, float)
-    lin = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
-    return np.hstack([lin, np.ones((len(c), 1))]).astype(np.float32)
+    if linear:
+        c = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+    return np.hstack([c, np.ones((len(c), 1))]).astype(np.float32)
 
 
 def points_node_group(material) -> bpy.types.NodeTree:
@@ -44,12 +47,12 @@ def points_node_group(material) -> bpy.types.NodeTree:
     return group
 
 
-def atoms_object(name: str, coords, colours, radii, material, collection) -> bpy.types.Object:
+def atoms_object(name: str, coords, colours, radii, material, collection, linear: bool = True) -> bpy.types.Object:
     mesh = bpy.data.meshes.new(name)
     mesh.vertices.add(len(coords))
     mesh.vertices.foreach_set("co", np.asarray(coords, np.float32).ravel())
     col = mesh.attributes.new(COLOUR_ATTRIBUTE, "FLOAT_COLOR", "POINT")
-    col.data.foreach_set("color", _linear(colours).ravel())
+    col.data.foreach_set("color", _rgba(colours, linear).ravel())
     rad = mesh.attributes.new(RADIUS_ATTRIBUTE, "FLOAT", "POINT")
     rad.data.foreach_set("value", np.asarray(radii, np.float32))
     mesh.update()
@@ -88,7 +91,7 @@ def tube_mesh_arrays(coords, colours, bonds, radius, sides=TUBE_SIDES):
     return verts.reshape(-1, 3), faces, vcols
 
 
-def bonds_object(name, coords, colours, bonds, radius, material, collection):
+def bonds_object(name, coords, colours, bonds, radius, material, collection, linear: bool = True):
     if len(bonds) == 0:
         return None
     verts, faces, vcols = tube_mesh_arrays(coords, np.asarray(colours, float), np.asarray(bonds), radius)
@@ -102,7 +105,7 @@ def bonds_object(name, coords, colours, bonds, radius, material, collection):
     mesh.update(calc_edges=True)
     mesh.polygons.foreach_set("use_smooth", np.ones(len(faces), dtype=bool))
     col = mesh.attributes.new(COLOUR_ATTRIBUTE, "FLOAT_COLOR", "POINT")
-    col.data.foreach_set("color", _linear(vcols).ravel())
+    col.data.foreach_set("color", _rgba(vcols, linear).ravel())
     mesh.materials.append(material)
     obj = bpy.data.objects.new(name, mesh)
     collection.objects.link(obj)

@@ -10,18 +10,24 @@ import bpy
 import mathutils
 import numpy as np
 
+from ..core import geometry
 from ..core.camera import Camera
+from ..core.shading import depth_cue_range
 from ..core.structure import Structure
 from ..core.style import atom_colours, atom_radii, hex_to_rgb
 from .device import select_device
 from .labels import draw_overlay
 from .quiet import QuietStdout, quiet_stdout
-from .materials import FILL_PROPERTY, atom_material, setup_world
+from .materials import FILL_PROPERTY, direct_material, path_material, place_depth_cue, setup_world
 from .molecule import atoms_object, bonds_object
 
 SCENE_PREFIX = "misigen"
 ROLE_PROPERTY = "misigen_role"       # on the objects a renderer finds again (SceneRenderer.attach)
 DEVICE_PROPERTY = "misigen_device"   # on the scene: the Cycles device chosen when it was built
+# Blender 4.x Cycles with persistent data may keep a Geometry Nodes point cloud where an earlier
+# render put it when only its object moved (tests/test_render.py renders a view after another to
+# catch it); there every render syncs the scene afresh.
+PERSISTENT_DATA = bpy.app.version >= (5, 0, 0)
 
 
 def blender_version() -> str:
@@ -34,8 +40,9 @@ def _set(obj, attr: str, value) -> None:
         setattr(obj, attr, value)
 
 
-def configure_cycles(sc, cfg: dict, device: str = "CPU") -> None:
-    """Cycles, film and output settings of one scene from a preset's ``render`` section."""
+def configure_cycles(sc, cfg: dict, device: str = "CPU", view_transform: str = "Standard") -> None:
+    """Cycles, film and output settings of one scene from a preset's ``render`` section
+    (``view_transform``: Raw where the material computes display values itself)."""
     sc.render.engine = "CYCLES"
     cy = sc.cycles
     cy.samples = int(cfg["samples"])
@@ -61,7 +68,7 @@ def configure_cycles(sc, cfg: dict, device: str = "CPU") -> None:
     cy.sample_clamp_indirect = float(cfg["clamp"])
     cy.use_light_tree = bool(cfg["light_tree"])
     cy.filter_width = float(cfg["filter_width"])
-    sc.render.use_persistent_data = True           # keep BVH and kernels between the views
+    sc.render.use_persistent_data = PERSISTENT_DATA   # keep BVH and kernels between the views
     sc.render.use_compositing = False              # nothing to composite; labels are drawn after
     sc.render.use_sequencer = False
     w, h = cfg["resolution"]
@@ -71,7 +78,7 @@ def configure_cycles(sc, cfg: dict, device: str = "CPU") -> None:
     sc.render.film_transparent = False
     sc.render.image_settings.file_format = "BMP"     # uncompressed raw: the overlay step encodes the PNG
     sc.render.image_settings.color_mode = "RGB"
-    sc.view_settings.view_transform = "Standard"   # keep preset colours as given
+    sc.view_settings.view_transform = view_transform   # keep preset colours as given
     sc.view_settings.look = "None"
     sc.render.dither_intensity = 0.0
 
@@ -89,8 +96,12 @@ class SceneRenderer:
         with quiet_stdout():          # device probing prints library warnings on machines without GPUs
             self.device = select_device(self.scene, device)
         self._configure_render()
-        setup_world(self.scene, hex_to_rgb(style["background"]), style["lighting"]["ambient"])
-        self._add_light()
+        lighting = style["lighting"]
+        setup_world(self.scene, hex_to_rgb(style["background"]), lighting["ambient"],
+                    path_lit=lighting["model"] == "path")
+        if lighting["model"] == "path":
+            self._add_light()
+        self.cue = self._add_role_empty("depth_cue")
         self.parts = self._add_molecule()
         self.camera = self._add_camera()
         self.scene[DEVICE_PROPERTY] = self.device
@@ -103,10 +114,10 @@ class SceneRenderer:
         self.scene, self.shown, self.style = scene, shown, style
         self.device = str(scene.get(DEVICE_PROPERTY, "CPU"))
         roles = {obj.get(ROLE_PROPERTY): obj for obj in scene.collection.objects if obj.get(ROLE_PROPERTY)}
-        if "camera" not in roles or not all(p in roles for p in ("protein", "ligand")):
+        if not all(p in roles for p in ("camera", "depth_cue", "protein", "ligand")):
             raise ValueError(f"scene {scene.name!r} was not built by misigen (or was edited): import again")
         self.parts = {p: roles[p] for p in ("protein", "ligand")}
-        self.camera = roles["camera"]
+        self.camera, self.cue = roles["camera"], roles["depth_cue"]
         return self
 
     def __enter__(self):
@@ -116,8 +127,12 @@ class SceneRenderer:
         self.close()
 
     # ------------------------------------------------------------------ building
+    @property
+    def path_lit(self) -> bool:
+        return self.style["lighting"]["model"] == "path"
+
     def _configure_render(self) -> None:
-        configure_cycles(self.scene, self.style["render"], self.device)
+        configure_cycles(self.scene, self.style["render"], self.device, "Standard" if self.path_lit else "Raw")
 
     def _add_light(self) -> None:
         cfg = self.style["lighting"]
@@ -128,27 +143,38 @@ class SceneRenderer:
         direction = mathutils.Vector(cfg["key_direction"]).normalized()
         obj.rotation_euler = direction.to_track_quat("Z", "Y").to_euler()  # light shines along −Z
         self.scene.collection.objects.link(obj)
-        self.scene[FILL_PROPERTY] = float(cfg["fill"])   # read by the atom material
+        self.scene[FILL_PROPERTY] = float(cfg["fill_strength"])   # read by the atom material
+
+    def _material(self):
+        """This scene's atom material (named after the scene: its constants are this style's)."""
+        name, background = f"{SCENE_PREFIX}_atom:{self.scene.name}", hex_to_rgb(self.style["background"])
+        if self.path_lit:
+            return path_material(name, background, self.cue)
+        return direct_material(name, self.style["lighting"], background, self.cue)
+
+    def _add_role_empty(self, role: str):
+        empty = bpy.data.objects.new(f"{SCENE_PREFIX}_{role}", None)
+        empty[ROLE_PROPERTY] = role
+        self.scene.collection.objects.link(empty)
+        return empty
 
     def _add_molecule(self) -> dict:
         s, style = self.shown, self.style
         colours, radii = atom_colours(s, style), atom_radii(s, style)
-        material = atom_material()
+        material = self._material()
+        linear = self.path_lit
         parts = {}
         for part, rows in (("protein", ~s.ligand), ("ligand", s.ligand)):
-            empty = bpy.data.objects.new(f"{SCENE_PREFIX}_{part}", None)
-            empty[ROLE_PROPERTY] = part
-            self.scene.collection.objects.link(empty)
-            parts[part] = empty
+            empty = parts[part] = self._add_role_empty(part)
             if not rows.any():
                 continue
             sub = s.subset(rows)
             atoms = atoms_object(f"{SCENE_PREFIX}_{part}_atoms", sub.coords, colours[rows], radii[rows],
-                                 material, self.scene.collection)
+                                 material, self.scene.collection, linear)
             atoms.parent = empty
             if style["representation"] != "spheres":
                 bonds = bonds_object(f"{SCENE_PREFIX}_{part}_bonds", sub.coords, colours[rows], sub.bonds,
-                                     float(style["bond_radius"]), material, self.scene.collection)
+                                     float(style["bond_radius"]), material, self.scene.collection, linear)
                 if bonds is not None:
                     bonds.parent = empty
         return parts
@@ -185,6 +211,19 @@ class SceneRenderer:
             for child in empty.children:
                 child.hide_render = part not in parts
 
+    def set_depth_cue(self, cam: Camera, mats: dict, parts=("protein", "ligand")) -> None:
+        """Place the depth-cue ramp of this view (``core.shading.depth_cue_range`` of the shown parts,
+        posed); the sidecar records the same ramp."""
+        s, xyz, radii = self.shown, [], []
+        all_radii = atom_radii(s, self.style)
+        for part in parts:
+            rows = s.ligand if part == "ligand" else ~s.ligand
+            if rows.any():
+                xyz.append(cam.to_camera(geometry.apply(np.asarray(mats[part]), s.coords[rows])))
+                radii.append(all_radii[rows])
+        ramp = depth_cue_range(np.vstack(xyz), np.concatenate(radii), self.style["depth_cue"]) if xyz else None
+        place_depth_cue(self.cue, float(cam.position[2]), ramp)
+
     def render(self, cam: Camera, mats: dict, out_png: Path, labels: list[dict],
                parts=("protein", "ligand"), scale_bar: dict | None = None) -> float:
         """Render one view to ``out_png`` (atomically) with its labels and scale bar drawn;
@@ -204,6 +243,7 @@ class SceneRenderer:
         ``out_png``; returns its path. The only step that needs Blender."""
         self.set_camera(cam)
         self.set_pose(mats, parts)
+        self.set_depth_cue(cam, mats, parts)
         raw = self.raw_path(out_png)
         self.scene.render.filepath = str(raw)
         quiet = self.__dict__.get("_quiet")

@@ -69,11 +69,17 @@ class MisigenSettings(bpy.types.PropertyGroup):
     pocket_cutoff: bpy.props.FloatProperty(name="Pocket radius", min=0.0, max=100.0, default=10.0,
                                            description="Å around the ligand; 0 = the whole protein")
     hydrogens: bpy.props.BoolProperty(name="Hydrogens", default=False)
-    key_strength: bpy.props.FloatProperty(name="Key light", min=0.0, max=20.0, default=3.0)
-    ambient: bpy.props.FloatProperty(name="Ambient", min=0.0, max=5.0, default=0.6)
-    samples: bpy.props.IntProperty(name="Samples", min=1, max=4096, default=2)
+    lighting_model: bpy.props.EnumProperty(name="Lighting", items=[
+        ("direct", "Direct (ChimeraX)", "key + fill + ambient computed in the material: no shadows, noise-free"),
+        ("path", "Path traced", "a sun with soft shadows and an ambient world light: needs samples + denoiser")])
+    key_strength: bpy.props.FloatProperty(name="Key light", min=0.0, max=20.0, default=1.0)
+    fill_strength: bpy.props.FloatProperty(name="Fill light", min=0.0, max=20.0, default=0.5)
+    ambient: bpy.props.FloatProperty(name="Ambient", min=0.0, max=5.0, default=0.4)
+    depth_cue: bpy.props.BoolProperty(name="Depth cue", default=True,
+                                      description="Fade far atoms toward the background, as ChimeraX does")
+    samples: bpy.props.IntProperty(name="Samples", min=1, max=4096, default=1)
     resolution: bpy.props.IntVectorProperty(name="Resolution", size=2, min=16, max=8192, default=(512, 512))
-    denoise: bpy.props.BoolProperty(name="Denoise", default=True)
+    denoise: bpy.props.BoolProperty(name="Denoise", default=False)
     device: bpy.props.EnumProperty(name="Device", items=[("PREFS", "As in preferences", "")] +
                                    [(d, d, "") for d in DEVICE_NAMES])
     # ---- a view of the imported structure
