@@ -1,4 +1,4 @@
-"""Renders the images of the README's artist section (docs/images/artist_*.png) through misigen.api.
+"""Renders the images of docs/BLENDER.md (docs/images/artist_*.png) through misigen.api.
 
     python docs/make_artist_images.py          # ~15 s on 2 CPU cores
 """

@@ -1,9 +1,10 @@
-"""The README's "Using a dataset" examples: one question per task with its images, rationale and answer.
+"""The examples of docs/TASKS.md ("Examples: one question per task"): each with its images, rationale and answer.
 
     python docs/make_rationale_examples.py DATASET      # a rendered dataset folder (e.g. the demo's)
 
 For the first record of each task it writes ``docs/images/rationale_<task>.jpg`` (the question's images,
-then its option images, as a labelled contact sheet) and prints the Markdown block the README holds.
+then its option images, as a labelled contact sheet) and prints the Markdown block docs/TASKS.md holds
+(image paths relative to docs/).
 """
 import json
 import sys
@@ -50,7 +51,7 @@ def main(dataset: Path) -> None:
         sheet(dataset, r, png)
         level = (r["program"].get("difficulty") or {}).get("level", "")
         print(f"<details><summary><b>{task}</b> ({r['id']}, level {level})</summary>\n")
-        print(f"![{task}](docs/images/{png.name})\n")
+        print(f"![{task}](images/{png.name})\n")
         print("Question (its image list and the question itself; the full prompt also states the colours, labels "
               "and coordinate frame):\n\n```text\n" + short_question(r["question"]) + "\n```\n")
         print("Rationale:\n\n```text\n" + r["rationale"].rstrip() + "\n```\n")

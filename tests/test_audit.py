@@ -75,6 +75,7 @@ def test_image_guessers_odd_one_out():
     assert g["odd one out (pixels)"] == [3] and g["nearest to the reference after"] == [3]
 
 
+@pytest.mark.slow      # runs run_blender.py in a subprocess
 def test_audit_command_on_a_planned_dataset(tmp_path, examples, cli):
     out = tmp_path / "out"
     res = cli("generate", "--structures", examples, "--out", out, "--split", "test", "--plan-only",

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow      # plans every suite on the examples and shared complexes (minutes)
+
 HERE = Path(__file__).parent
 _spec = importlib.util.spec_from_file_location("byte_identity", HERE / "data" / "byte_identity.py")
 bi = importlib.util.module_from_spec(_spec)

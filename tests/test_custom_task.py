@@ -34,6 +34,7 @@ def custom_dataset(tmp_path_factory, examples):
     return out
 
 
+@pytest.mark.slow      # runs run_blender.py in a subprocess
 @pytest.mark.render
 def test_custom_task_generates_with_an_answer_from_3d_depths(custom_dataset):
     recs = _records(custom_dataset)
@@ -46,6 +47,7 @@ def test_custom_task_generates_with_an_answer_from_3d_depths(custom_dataset):
         assert all(f"atom {a['name']}" in r["question"] or a["name"] in r["question"] for a in atoms)
 
 
+@pytest.mark.slow      # runs run_blender.py in a subprocess
 @pytest.mark.render
 def test_custom_task_validates_and_a_wrong_answer_is_caught(custom_dataset, cli, tmp_path):
     res = cli("validate", custom_dataset)
@@ -61,6 +63,7 @@ def test_custom_task_validates_and_a_wrong_answer_is_caught(custom_dataset, cli,
     assert res.returncode != 0 and f"is nearer, not {flip}" in res.stdout + res.stderr
 
 
+@pytest.mark.slow      # runs run_blender.py in a subprocess
 @pytest.mark.render
 def test_custom_task_audit_score_baseline_export_report(custom_dataset, cli, tmp_path):
     out = custom_dataset

@@ -72,6 +72,7 @@ def rendered(tmp_path_factory, examples, fast_style):
 
 
 # ------------------------------------------------------------------ score
+@pytest.mark.slow      # runs run_blender.py in a subprocess
 def test_score_perfect_empty_and_missing(planned, cli, run, tmp_path):
     recs = _records(planned)
     perfect = _write_predictions(tmp_path / "perfect.jsonl", [(r["id"], r["answer"]) for r in recs])
@@ -110,6 +111,7 @@ def _score(run, dataset, preds, tmp_path):
     return json.loads((tmp_path / "s.json").read_text())
 
 
+@pytest.mark.slow      # plans every task on the examples (the `planned` fixture)
 def test_score_averages_rows_and_partial_credit(planned, run, tmp_path):
     """Translation answered with the opposite sign: each question scores 1 − 2|d|/8; the row is
     their mean, and the averages are unweighted means over rows (the paper's 'Avg.' without
@@ -133,6 +135,7 @@ def test_score_averages_rows_and_partial_credit(planned, run, tmp_path):
     assert s["average"]["paper"]["composite"] == pytest.approx(sum(r["composite"] for r in paper) / len(paper), abs=0.01)
 
 
+@pytest.mark.slow      # plans every task on the examples (the `planned` fixture)
 def test_score_bad_predictions_file(planned, run, tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"id": "a", "prediction": "A"}\nnot json\n')
@@ -145,6 +148,7 @@ def test_score_bad_predictions_file(planned, run, tmp_path):
     assert res.returncode == 2 and "no records in split 'train'" in res.stderr
 
 
+@pytest.mark.slow      # takes long
 def test_score_and_baselines_cover_interaction_kind_variants(examples, run, tmp_path, fast_style):
     """misi_plus adds T4/T9 variants (Yes/No, residue lists): perfect predictions score 100 in
     every row (Yes/No variants split into pos/neg), random guesses are all readable."""
@@ -314,6 +318,7 @@ def test_sharegpt_export_with_rationales_follows_llamafactory_schema(rendered, r
     assert res.returncode == 2 and "--rationale" in res.stderr
 
 
+@pytest.mark.slow      # plans every task on the examples (the `planned` fixture)
 def test_score_by_level(planned, run, tmp_path):
     recs = _records(planned)
     assert all(r["program"]["difficulty"]["level"] in ("easy", "medium", "hard") for r in recs)
@@ -341,6 +346,7 @@ def _harness_python():
     return str(cand) if cand.exists() else None
 
 
+@pytest.mark.slow      # runs run_blender.py in a subprocess
 @pytest.mark.render
 def test_lmms_eval_export_runs_in_the_harness(rendered, run, tmp_path):
     """The task folder, loaded by lmms-eval's own TaskManager and run by its evaluator with a
@@ -399,6 +405,7 @@ def _loaded_images(browser, page: Path) -> tuple[int, int]:
     return int(ok.group(1)), int(broken.group(1))
 
 
+@pytest.mark.slow      # runs run_blender.py in a subprocess
 @pytest.mark.render
 def test_report_opens_with_every_image_in_chromium(rendered, run, tmp_path):
     scores = tmp_path / "random.json"
@@ -442,6 +449,7 @@ def test_generate_writes_a_dataset_card(rendered, planned):
     assert "not used (plan only)" in plan_card and "wagner_brd4" in plan_card
 
 
+@pytest.mark.slow      # plans every task on the examples (the `planned` fixture)
 def test_audit_and_report_show_levels(planned):
     from misigen.core.audit import format_audit
     from misigen.pipeline.audit import audit_dataset

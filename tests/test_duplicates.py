@@ -3,6 +3,8 @@
 import json
 import shutil
 
+import pytest
+
 from misigen.core.duplicates import duplicate_groups, with_split_keys
 from misigen.core.loader import StructureSource
 from misigen.core.tasks import load_suite, split_for
@@ -24,6 +26,7 @@ def _names_in_both_splits(seed: int, fraction: float) -> tuple[str, str]:
     return test, train
 
 
+@pytest.mark.slow      # runs run_blender.py in a subprocess
 def test_byte_identical_inputs_land_in_one_split(tmp_path, examples, cli):
     fraction = load_suite(suite_path("misi_bench"))[0].suite.get("test_fraction", 490 / 3993)
     a, b = _names_in_both_splits(0, fraction)             # by name alone, one goes to test, one to train

@@ -87,6 +87,7 @@ def test_three_shard_folders_merged_give_the_same_annotations(tmp_path, referenc
     assert all((s / "annotations.jsonl").exists() for s in shards)
 
 
+@pytest.mark.slow      # runs run_blender.py in a subprocess
 def test_merge_refuses_shards_of_different_runs(tmp_path, inputs, suite, fast_style, cli):
     a, b = tmp_path / "a", tmp_path / "b"
     run_generate(suite, inputs, a, fast_style, split="test", seed=1, task_names=TASKS, render=False,
@@ -101,6 +102,7 @@ def test_merge_refuses_shards_of_different_runs(tmp_path, inputs, suite, fast_st
     assert res.returncode == 3 and "incomplete" in res.stderr
 
 
+@pytest.mark.slow      # takes long
 def test_a_worker_that_dies_is_replaced_and_its_unit_retried(tmp_path, inputs, suite, fast_style):
     """SIGKILL the first worker while it works; the pool starts another and finishes every unit."""
     out = tmp_path / "crash"
@@ -144,6 +146,7 @@ def _children_running(marker: str) -> list:
     return found
 
 
+@pytest.mark.slow      # takes long
 def test_a_unit_that_raises_is_recorded_and_retried_on_rerun(tmp_path, inputs, suite, fast_style, monkeypatch):
     import misigen.pipeline.unit as unit
     out = tmp_path / "bug"
@@ -168,6 +171,7 @@ def test_a_unit_that_raises_is_recorded_and_retried_on_rerun(tmp_path, inputs, s
     shutil.rmtree(out)
 
 
+@pytest.mark.slow      # takes long
 def test_each_worker_is_replaced_after_its_quota(tmp_path, inputs, suite, fast_style):
     """--structures-per-worker 1: every unit gets a fresh process (bounded memory per process)."""
     out = tmp_path / "quota"

@@ -26,6 +26,7 @@ def _missing_backend() -> str:
     raise AssertionError("every GPU backend has a device here")
 
 
+@pytest.mark.slow      # runs run_blender.py in a subprocess
 @pytest.mark.render
 def test_unavailable_device_is_one_error_before_any_work(tmp_path, examples, cli):
     backend = _missing_backend()
@@ -64,6 +65,7 @@ def test_every_option_has_help_text():
     assert all(choice.help for choice in sub._choices_actions)
 
 
+@pytest.mark.slow      # runs run_blender.py in a subprocess
 def test_nothing_generated_exits_1_and_partial_failure_exits_3(tmp_path, examples, cli):
     bad = tmp_path / "bad"
     bad.mkdir()
@@ -85,6 +87,7 @@ def test_nothing_generated_exits_1_and_partial_failure_exits_3(tmp_path, example
         and any("noligand" in l and "no drug-like ligand" in l for l in failed)
 
 
+@pytest.mark.slow      # runs run_blender.py in a subprocess
 def test_unused_inputs_are_reported_and_count_as_failures(tmp_path, examples, cli):
     inputs = tmp_path / "inputs"
     (inputs / "1abc").mkdir(parents=True)
@@ -109,6 +112,7 @@ def test_unused_inputs_are_reported_and_count_as_failures(tmp_path, examples, cl
     assert res.returncode == 0 and "README.txt" in res.stderr
 
 
+@pytest.mark.slow      # runs run_blender.py in a subprocess
 def test_resume_into_a_folder_of_another_run_is_refused(tmp_path, examples, cli):
     args = ["generate", "--structures", examples / "wagner_brd4", "--out", tmp_path / "o", "--plan-only",
             "--no-progress", "--tasks", "translation"]
@@ -117,6 +121,7 @@ def test_resume_into_a_folder_of_another_run_is_refused(tmp_path, examples, cli)
     assert res.returncode == 2 and "seed" in _one_error_line(res.stderr) and "another --out" in res.stderr
 
 
+@pytest.mark.slow      # runs run_blender.py in a subprocess
 def test_merge_of_a_missing_folder_is_an_error(tmp_path, cli):
     res = cli("merge", tmp_path / "nonexistent")
     assert res.returncode == 2 and "no such folder" in _one_error_line(res.stderr)
@@ -125,6 +130,7 @@ def test_merge_of_a_missing_folder_is_an_error(tmp_path, cli):
     assert res.returncode == 2 and not (tmp_path / "nonexistent").exists()
 
 
+@pytest.mark.slow      # runs run_blender.py in a subprocess
 def test_install_deps_help_installs_nothing(cli):
     res = cli("install-deps", "--help")
     assert res.returncode == 0 and "usage:" in res.stdout and "rdkit" in res.stdout
@@ -132,6 +138,7 @@ def test_install_deps_help_installs_nothing(cli):
     assert res.returncode == 0 and "-m pip install" in res.stdout
 
 
+@pytest.mark.slow      # runs run_blender.py in a subprocess
 def test_without_bpy_one_line_says_how_to_install(tmp_path, examples):
     import subprocess
     from conftest import ROOT
@@ -144,6 +151,7 @@ def test_without_bpy_one_line_says_how_to_install(tmp_path, examples):
     assert "bpy" in line and 'pip install -e ".[standalone]"' in line and "blender -b -P run_blender.py" in line
 
 
+@pytest.mark.slow      # runs run_blender.py in a subprocess
 @pytest.mark.render
 def test_auto_device_says_when_it_falls_back(tmp_path, examples, cli):
     from misigen.render.device import probe_device
@@ -159,6 +167,7 @@ def test_auto_device_says_when_it_falls_back(tmp_path, examples, cli):
     assert "estimate:" in res.stdout and not (tmp_path / "o").exists()
 
 
+@pytest.mark.slow      # takes long
 def test_dry_run_counts_match_the_planned_dataset(tmp_path, examples, style):
     import io
     from misigen.core.resources import suite_path

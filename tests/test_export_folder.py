@@ -11,6 +11,8 @@ from misigen.core.resources import suite_path
 from misigen.core.style import load_style
 from misigen.pipeline.generate import run_generate
 
+pytestmark = pytest.mark.slow      # runs run_blender.py in subprocesses
+
 
 def _plan(out, structure, seed):
     style = load_style("misi_bench", {"render": {"resolution": [128, 128]}})

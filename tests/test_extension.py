@@ -13,8 +13,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-pytestmark = pytest.mark.skipif(importlib.util.find_spec("bpy") is None,
-                                reason="building and installing the extension needs bpy")
+pytestmark = [pytest.mark.skipif(importlib.util.find_spec("bpy") is None,
+                                 reason="building and installing the extension needs bpy"),
+              pytest.mark.slow]      # builds the extension and runs run_blender.py in subprocesses
 SCENARIO = Path(__file__).with_name("extension_scenario.py")
 
 

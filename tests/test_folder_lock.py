@@ -63,6 +63,7 @@ def _references(tmp_path, examples, seeds, extra=()):
     return refs
 
 
+@pytest.mark.slow      # runs run_blender.py in a subprocess
 def test_two_generates_started_together_twenty_times_one_refused_and_one_run(tmp_path, examples):
     references = _references(tmp_path, examples, (0, 1))
     for k in range(20):
@@ -124,6 +125,7 @@ def test_the_lock_is_gone_when_its_holder_is_killed(tmp_path):
     FolderLock(tmp_path).acquire().release()
 
 
+@pytest.mark.slow      # runs run_blender.py in a subprocess
 def test_shards_into_one_folder_still_make_one_dataset(tmp_path, examples, cli):
     out = tmp_path / "shared"
     args = ("generate", "--structures", examples / "wagner_brd4", examples / "1hvi.pdb", "--out", out,

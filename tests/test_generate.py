@@ -20,6 +20,7 @@ def _plan(out, examples, suite, style, **kw):
     return run_generate(suite, [examples], out, style, split="test", seed=7, render=False, progress=False, **kw)
 
 
+@pytest.mark.slow      # takes long
 def test_annotations_identical_however_sharded(tmp_path, examples, suite, fast_style):
     whole = tmp_path / "whole"
     _plan(whole, examples, suite, fast_style)
@@ -38,6 +39,7 @@ def test_annotations_identical_however_sharded(tmp_path, examples, suite, fast_s
     assert (again / "annotations.jsonl").read_bytes() == a
 
 
+@pytest.mark.slow      # takes long
 def test_resume_after_kill(tmp_path, examples, suite, fast_style):
     out = tmp_path / "out"
     _plan(out, examples, suite, fast_style)
@@ -53,6 +55,7 @@ def test_resume_after_kill(tmp_path, examples, suite, fast_style):
     assert len(ids) == len(set(ids))
 
 
+@pytest.mark.slow      # takes long
 def test_bad_structure_recorded_and_batch_goes_on(tmp_path, examples, suite, fast_style):
     inputs = tmp_path / "inputs"
     shutil.copytree(examples / "wagner_brd4", inputs / "wagner_brd4")
@@ -152,6 +155,7 @@ def test_rendered_translation_agrees_with_its_answer(rendered_dataset):
             assert np.sign(dv) == -np.sign(op.value) and abs(dv) > abs(du)
 
 
+@pytest.mark.slow      # runs run_blender.py in a subprocess
 @pytest.mark.render
 def test_validate_finds_defects(tmp_path, rendered_dataset, cli):
     src, _ = rendered_dataset
@@ -172,6 +176,7 @@ def test_validate_finds_defects(tmp_path, rendered_dataset, cli):
     assert res.returncode == 1
 
 
+@pytest.mark.slow      # runs run_blender.py in a subprocess
 def test_spec_error_stops_before_work(tmp_path, examples, suite, cli):
     bad = tmp_path / "suite.yaml"
     bad.write_text("tasks: [translation]\nbogus_key: 1\n")
@@ -180,6 +185,7 @@ def test_spec_error_stops_before_work(tmp_path, examples, suite, cli):
     assert not (tmp_path / "o").exists()
 
 
+@pytest.mark.slow      # runs run_blender.py in a subprocess
 @pytest.mark.render
 def test_validate_catches_a_cut_file_and_a_replaced_answer(tmp_path, rendered_dataset, cli):
     src, _ = rendered_dataset
@@ -228,6 +234,7 @@ def test_rendered_rationales_replay_and_an_altered_one_does_not(tmp_path, render
     assert f"annotations.jsonl:1: rationale quotes {new}" in text
 
 
+@pytest.mark.slow      # runs run_blender.py in a subprocess
 def test_generate_level_keeps_one_level_before_rendering(tmp_path, examples, cli):
     """--level: only questions of that level are written; the others are 'level' lines in
     failures.jsonl (not failures for the exit code), and nothing else changes."""

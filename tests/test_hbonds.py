@@ -158,6 +158,7 @@ def test_unknown_kind_rejected(load):
         find_interactions(load("cdk2"), kinds=("vdw",))
 
 
+@pytest.mark.slow      # takes long
 def test_every_complex_runs(complexes):
     """No crash on any file; files without a drug-like ligand raise InputError at load time."""
     sources = discover([complexes / "paired", complexes / "pdb"])
@@ -175,6 +176,7 @@ def test_every_complex_runs(complexes):
     assert ran >= 25
 
 
+@pytest.mark.slow      # takes long
 def test_cli_prints_table(complexes, capsys):
     from misigen.pipeline.cli import main
     assert main(["interactions", str(complexes / "paired" / "cdk2"), "--kinds", "hbond,salt_bridge"]) == 0

@@ -101,6 +101,7 @@ def test_location_of_a_salt_bridge_centres_its_groups(plus, ptp1b, style, tmp_pa
         assert "salt bridge" in s.question
 
 
+@pytest.mark.slow      # runs run_blender.py in a subprocess
 def test_misi_plus_generates_and_validates(tmp_path, examples, cli):
     out = tmp_path / "plus"
     res = cli("generate", "--suite", PLUS, "--structures", examples, "--out", out, "--split", "test",

@@ -69,6 +69,7 @@ def _inputs_with_unreadable(root: Path, examples) -> Path:
     return inputs
 
 
+@pytest.mark.slow      # runs run_blender.py in a subprocess
 def test_unreadable_file_and_folder_are_recorded_and_the_batch_goes_on(shared_tmp, examples):
     inputs = _inputs_with_unreadable(shared_tmp, examples)
     out = shared_tmp / "out"
@@ -84,6 +85,7 @@ def test_unreadable_file_and_folder_are_recorded_and_the_batch_goes_on(shared_tm
     assert f"{inputs / 'locked.pdb'}: file cannot be read (Permission denied)" in proc.stderr
 
 
+@pytest.mark.slow      # runs run_blender.py in a subprocess
 def test_interactions_on_an_unreadable_file_is_one_line(shared_tmp, examples):
     inputs = _inputs_with_unreadable(shared_tmp, examples)
     cmd, env = _as_other_user([*RUN, "interactions", str(inputs / "locked.pdb")], shared_tmp)
@@ -91,6 +93,7 @@ def test_interactions_on_an_unreadable_file_is_one_line(shared_tmp, examples):
     assert err == f"error: {inputs / 'locked.pdb'}: file cannot be read (Permission denied)"
 
 
+@pytest.mark.slow      # runs run_blender.py in a subprocess
 @pytest.mark.render
 def test_render_records_an_unreadable_file_and_renders_the_others(shared_tmp, examples):
     inputs = _inputs_with_unreadable(shared_tmp, examples)
@@ -112,6 +115,7 @@ def _generate(examples, out, *extra):
                           capture_output=True, text=True, timeout=600)
 
 
+@pytest.mark.slow      # runs run_blender.py in a subprocess
 def test_an_out_that_is_a_file_or_cannot_be_made_is_one_line_before_work(tmp_path, examples, cli):
     a_file = tmp_path / "a_file"
     a_file.write_text("x")
@@ -131,6 +135,7 @@ def _mount_tmpfs(path: Path, options: str) -> bool:
                           capture_output=True).returncode == 0
 
 
+@pytest.mark.slow      # runs run_blender.py in a subprocess
 def test_a_read_only_out_is_one_line_before_work(tmp_path, examples):
     ro = tmp_path / "ro"
     if _mount_tmpfs(ro, "size=1m,ro"):
@@ -161,6 +166,7 @@ def _whole_and_clean(out: Path):
                 json.loads(line)
 
 
+@pytest.mark.slow      # runs run_blender.py in a subprocess
 def test_a_full_disk_mid_run_is_one_line_exit_1_and_nothing_half_written(tmp_path, examples):
     full = tmp_path / "full"
     if not _mount_tmpfs(full, "size=16k"):
@@ -197,6 +203,7 @@ def test_an_injected_enospc_at_the_write_layer_stops_the_run_with_nothing_half_w
     _whole_and_clean(tmp_path / "out")
 
 
+@pytest.mark.slow      # runs run_blender.py in a subprocess
 def test_temp_files_of_an_earlier_run_are_removed_on_resume(tmp_path, examples):
     out = tmp_path / "out"
     assert _generate(examples, out).returncode == 0
@@ -210,6 +217,7 @@ def test_temp_files_of_an_earlier_run_are_removed_on_resume(tmp_path, examples):
 
 
 # ------------------------------------------------------------------ values checked before work
+@pytest.mark.slow      # runs run_blender.py in a subprocess
 @pytest.mark.parametrize("args, message", [
     (("--views", "sideways"), "error: --views: unknown view 'sideways' (known: front, left, right, top, bottom, back)"),
     (("--views", ""), "error: --views: give at least one of front, left, right, top, bottom, back"),
@@ -221,6 +229,7 @@ def test_render_views_and_transform_are_checked_before_loading(tmp_path, example
     assert not (tmp_path / "o").exists()                     # nothing loaded, nothing written
 
 
+@pytest.mark.slow      # runs run_blender.py in a subprocess
 def test_preset_values_are_range_checked_and_blamed_on_their_source(tmp_path, examples, cli):
     for fov in (0, 180, -5):
         preset = tmp_path / f"fov{fov}.yaml"

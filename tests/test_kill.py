@@ -8,7 +8,7 @@ import time
 import pytest
 from conftest import ROOT
 
-pytestmark = pytest.mark.render       # renders with Cycles: not in the fast subset (-m "not render")
+pytestmark = [pytest.mark.render, pytest.mark.slow]   # renders with Cycles from run_blender.py subprocesses
 
 
 def _command(examples, out):

@@ -44,6 +44,7 @@ def bonds(s):
 
 
 # ------------------------------------------------------------------ typing fixes
+@pytest.mark.slow      # takes long
 @needs_ccd
 def test_guanine_n1_h_donates_to_asp(monkeypatch):
     """7MG (1h2t) and BGO (3tah): guanine N1 carries an H (keto tautomer, CCD H1), so it donates
@@ -87,6 +88,7 @@ def test_urea_nh_of_amidinophenyl_urea_donate(monkeypatch):
     assert ("ASP", 189, "OD2", "N1", "ligand") in found
 
 
+@pytest.mark.slow      # takes long
 @needs_ccd
 def test_flavin_ring_oxygens_are_carbonyls(monkeypatch):
     """FMN (1aku): O2 and O4 of the isoalloxazine are C=O (O2 type: acceptors only) and N3 carries the
@@ -104,6 +106,7 @@ def test_flavin_ring_oxygens_are_carbonyls(monkeypatch):
     assert ("TYR", 100, "O", "O2", "ligand") in gfound and ("TYR", 100, "O", "N3", "ligand") not in gfound
 
 
+@pytest.mark.slow      # takes long
 @needs_ccd
 def test_thioimidate_nitrogen_accepts_in_the_oxyanion_hole(monkeypatch):
     """NFT (1vsn) is a nitrile that reacted with Cys25 SG (LINK record): C44=N45-H is a thioimidate.
@@ -168,6 +171,7 @@ def test_single_residue_ligand_keeps_file_names(monkeypatch):
 
 
 # ------------------------------------------------------------------ choosing the ligand
+@pytest.mark.slow      # takes long
 @needs_ccd
 def test_lone_small_molecule_is_the_ligand(monkeypatch):
     """3o1h: trimethylamine N-oxide (5 heavy atoms, below the drug-like minimum) is the only HETATM
@@ -193,6 +197,7 @@ def test_several_small_molecules_are_refused_with_their_names(tmp_path):
     assert s.meta["ligand_id"] == "TMO:B:2"
 
 
+@pytest.mark.slow      # takes long
 def test_named_ligand_is_used_whatever_its_size(monkeypatch):
     """An explicit name wins over the drug-likeness rules: the sulfate of 1bju (excluded by name,
     5 atoms) becomes the ligand when asked for."""
@@ -254,6 +259,7 @@ def test_generate_takes_ligands_file_and_default(tmp_path, monkeypatch):
 
 
 # ------------------------------------------------------------------ the dictionary
+@pytest.mark.slow      # takes long
 @needs_ccd
 def test_ccd_templates_are_read_once_and_cached():
     ccd.clear_cache()
@@ -271,6 +277,7 @@ def test_ccd_templates_are_read_once_and_cached():
     assert ccd.dictionary_passes() == 2
 
 
+@pytest.mark.slow      # takes long
 @needs_ccd
 def test_ph7_deprotonates_template_acids(monkeypatch):
     """CCD templates are the neutral acids; at pH 7 phosphate OH lose their H (FMN O2P, O3P)."""

@@ -61,6 +61,7 @@ def residues(s, mask=None):
     return {(str(r), int(n)) for r, n in zip(s.resname[mask], s.resseq[mask])}
 
 
+@pytest.mark.slow      # takes long
 def test_copy_with_most_protein_contacts_is_the_ligand(tmp_path):
     s = load_structure(discover([copies_excerpt(tmp_path)])[0])
     assert s.meta["ligand_id"] == "GP6:A:910"           # not the first copy in the file (911)
@@ -107,6 +108,7 @@ def test_no_non_protein_group_in_the_pocket_or_as_a_partner(tmp_path):
     assert {("SO4", 901), ("EDO", 920), ("GP6", 911)} <= residues(shown_structure(old, style))
 
 
+@pytest.mark.slow      # takes long
 def test_metals_and_cofactors_are_a_style_choice():
     s = load_structure(discover([EXCERPTS / "4gql_r47.pdb"])[0])       # R47 phosphonate on ZN 301
     assert dict(zip(s.resname.tolist(), s.role.tolist()))["ZN"] == "metal"

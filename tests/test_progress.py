@@ -5,6 +5,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from conftest import ROOT
 
 
@@ -13,6 +15,7 @@ def _run(*args, progress="1"):
                           text=True, timeout=600, env=dict(os.environ, MISIGEN_PROGRESS=progress))
 
 
+@pytest.mark.slow      # runs run_blender.py in a subprocess
 def test_generate_shows_the_stage_and_dataset_commands_show_bars(tmp_path, examples):
     out = tmp_path / "out"
     got = _run("generate", "--structures", examples / "wagner_brd4", "--out", out, "--plan-only", "--tasks",

@@ -131,6 +131,7 @@ def test_calc_expressions_are_arithmetic_only():
         evaluate("x.real", {"x": 1.0})
 
 
+@pytest.mark.slow      # takes long
 def test_interaction_kind_rationale_cites_groups_and_replays(hivp, style):
     """A residue-level kind (misi_plus hydrophobic contacts): a Yes cites each contact's atoms and the
     distance between the groups' centres against the kind's limit; a No has no derivation (null)."""
@@ -148,6 +149,7 @@ def test_interaction_kind_rationale_cites_groups_and_replays(hivp, style):
     assert got["No"][2] is None and "No" in got["No"][3]
 
 
+@pytest.mark.slow      # runs run_blender.py in a subprocess
 def test_every_interaction_location_question_of_the_examples_has_a_rationale(cli, examples, tmp_path):
     """T8 asks only about H-bonds whose centre the images let a reader place (both atoms visible in
     the reference view, or each in a view sharing each of its axes); before that rule, 1hvi's first

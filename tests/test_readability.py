@@ -54,6 +54,7 @@ def needed_names(sample, structure) -> set:
         {ligand_atom_id(b["ligand_atom"]) for b in bonds}
 
 
+@pytest.mark.slow      # takes long
 @pytest.mark.parametrize("size", [256, 512])
 def test_labels_legible_and_answers_readable(brd4, hivp, size):
     style = load_style("misi_bench", {"render": {"resolution": [size, size]}})
@@ -106,6 +107,7 @@ def _box_gap(box, u, v):
     return float(np.hypot(du, dv))
 
 
+@pytest.mark.slow      # takes long
 @pytest.mark.parametrize("size", [256, 512])
 def test_labels_touch_their_atom_or_have_a_leader(brd4, hivp, size):
     """Issue 16.3: a drawn label is within ``touch_px`` of its anchor atom, or carries a leader line
@@ -185,6 +187,7 @@ def test_scale_bar_measures_angstroms_at_the_centre(brd4):
     assert annotate(shown_structure(brd4, off), spec, mats)["scale_bar"] is None
 
 
+@pytest.mark.slow      # takes long
 def test_misi_plus_states_the_zoom_geometry_and_draws_a_scale_bar(brd4):
     """Issue 16.6: misi_plus images carry the scale bar and its zooming prompt states the camera's
     distance to the centre of rotation (so the zoom follows from the images: scale ratio D / (D - d));

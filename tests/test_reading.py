@@ -30,6 +30,7 @@ def test_model_is_an_option(tmp_path, examples):
     assert "nmr.pdb" in str(exc.value) and "2 model(s)" in str(exc.value)
 
 
+@pytest.mark.slow      # takes long
 def test_altloc_is_an_option(complexes):
     """4gql's Met105 has A at occupancy 0.45 and B at 0.55."""
     path = complexes / "pdb" / "4gql.pdb"
@@ -58,6 +59,7 @@ def test_bad_read_options(bad):
         ReadOptions(**bad)
 
 
+@pytest.mark.slow      # runs run_blender.py in a subprocess
 def test_model_and_altloc_options_are_in_the_manifest_and_the_run(cli, examples, tmp_path):
     """Before: no option; the first model and the occupancy choice were taken silently."""
     import json

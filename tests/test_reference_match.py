@@ -40,6 +40,7 @@ def bonds(s):
             for i in find_interactions(s, kinds=("hbond",))}
 
 
+@pytest.mark.slow      # takes long
 @needs_ccd
 def test_tertiary_ammonium_h_is_placed_as_the_reference_places_it():
     """HY7 (4alw) N3 is an N3+ with three C neighbours; its one H is inferred. The reference puts
@@ -90,6 +91,7 @@ def test_planar_nh2_hydrogens_lie_in_the_averaged_plane_of_both_substituents():
     assert ("ASP", 189, "OD1", "N2", "ligand") in found      # the S1 salt-bridge pair stays
 
 
+@pytest.mark.slow      # takes long
 @needs_ccd
 def test_ligand_conformer_with_the_higher_occupancy_is_used():
     """37T (2efj, theobromine-like) was modelled in two conformers, A and B, both at occupancy
@@ -124,6 +126,7 @@ def test_alternate_location_by_occupancy_then_bfactor_then_letter(tmp_path):
     assert pdb(0.5, 0.5, 10.0, 10.0) == 1.0
 
 
+@pytest.mark.slow      # takes long
 def test_planar_n_that_is_no_acceptor_donates_next_to_a_metal(complexes):
     """4dst (GppCP + Mg2+): the backbone N of Ser17 and Thr35 lie within 4.0 A of the Mg and
     donate to the phosphate O (O2B; O1G, O2G). The reference drops a planar N donor near a metal
@@ -155,6 +158,7 @@ def pairs(s, definition):
             for i in find_interactions(replace(s, role=None), kinds=("hbond",), definition=definition)}
 
 
+@pytest.mark.slow      # takes long
 def test_his_tautomer_from_ring_bond_lengths():
     """ChimeraX does not keep the Npl/Npl His template: it types an H-less His ring from its bond
     lengths. 2q8q His229: ND1-CE1 1.318 A < NE2-CE1 1.322 A, so ND1 takes the double bond (N2,
@@ -179,6 +183,7 @@ def test_bonds_to_a_metal_are_not_neighbours():
     assert not any(p[:3] in ((229, "NE2", "NB"), (229, "NE2", "ND")) for p in pairs(s, "misigen"))
 
 
+@pytest.mark.slow      # takes long
 def test_ring_with_a_carbonyl_is_not_aromatic():
     """3shy 5FO: a pyrimidin-4-one. The reference's bond-order model does not call a ring with an
     exocyclic C=O aromatic, so NAS (C-N 1.381 and 1.384 A, one to the carbonyl C) keeps its H (Npl)
@@ -229,6 +234,7 @@ def test_no_shared_proton_bond_in_the_reference():
     assert (219, "OE1", "O3", "shared") in pairs(s, "misigen")
 
 
+@pytest.mark.slow      # takes long
 def test_terminal_imine_stays_npl_in_the_reference():
     """1vsn NFT: the thioimidate N45 (C=N 1.29 A, made by the nitrile warhead on Cys25) is typed
     Npl by the reference (an NH2-like donor, no acceptor); the misigen definition types it N2."""
@@ -256,6 +262,7 @@ def test_aryl_urea_n_are_ng_plus_in_the_reference():
         {p[:3] for p in pairs(s, "chimerax")}
 
 
+@pytest.mark.slow      # takes long
 def test_ring_n_of_a_carbonyl_ring_from_bond_lengths():
     """A ring with an exocyclic C=O is not aromatic for the reference; its ring N take their types
     from where the double bonds fit the bond lengths. 1h2t 7MG: C2-N3 1.326 A is the C=N, so N1

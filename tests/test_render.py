@@ -10,7 +10,7 @@ from misigen.core.loader import discover  # noqa: E402
 from misigen.core.style import load_style  # noqa: E402
 from misigen.pipeline.views import plan_views, render_structure_views  # noqa: E402
 
-pytestmark = pytest.mark.render       # renders with Cycles: not in the fast subset (-m "not render")
+pytestmark = pytest.mark.render       # renders with Cycles: not in the fast subset (-m "not slow and not render")
 
 
 
@@ -277,6 +277,7 @@ def test_scale_bar_and_leaders_drawn_where_the_sidecar_says(tmp_path, examples):
             assert near.min(axis=2).max() > 0.9, ((a, b), (c, d), t)   # the light line passes here
 
 
+@pytest.mark.slow      # runs run_blender.py in a subprocess
 def test_cli_render_records_failures_and_goes_on(tmp_path, examples, cli):
     bad = tmp_path / "broken.pdb"
     bad.write_bytes(b"\x00\x01binary junk")
@@ -292,6 +293,7 @@ def test_cli_render_records_failures_and_goes_on(tmp_path, examples, cli):
     assert len(list(out.glob("images/*.png"))) == 1
 
 
+@pytest.mark.slow      # runs run_blender.py in a subprocess
 def test_bad_preset_is_one_clear_error(tmp_path, examples, cli):
     preset = tmp_path / "bad.yaml"
     preset.write_text("render:\n  samplez: 3\n")

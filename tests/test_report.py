@@ -51,6 +51,7 @@ MEASURE = """<script>window.addEventListener('load', function () {
 });</script>"""
 
 
+@pytest.mark.slow      # runs headless Chromium
 def test_nav_fits_the_window_in_chromium(tmp_path):
     browser = _chromium()
     if browser is None:

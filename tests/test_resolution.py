@@ -32,6 +32,7 @@ def _plan(structures, task, size):
     return samples, fails
 
 
+@pytest.mark.slow      # takes long
 def test_rotation_axes_same_at_128_and_512(shared):
     rotation = next(t for t in load_suite(SUITE) if t.name == "rotation")
     small, small_fails = _plan(shared, rotation, 128)
@@ -58,6 +59,7 @@ def test_pixel_threshold_of_an_old_spec_names_its_replacement(tmp_path):
 
 
 # ------------------------------------------------------------------ refusals and exit codes
+@pytest.mark.slow      # runs run_blender.py in a subprocess
 def test_below_the_suite_min_resolution_is_one_line_before_work(cli, examples, tmp_path):
     """Before: 64² ran, lost translation, rotation, both composites and docking (64 "rejected" lines), exit 3."""
     out = tmp_path / "o"
@@ -97,6 +99,7 @@ def test_rejections_within_the_budget_exit_0():
     assert dataset_exit_code(_manifest(0, {}, {"rotation": 6}, {}, audit_ok=True)) == EXIT_OK
 
 
+@pytest.mark.slow      # runs run_blender.py in a subprocess
 def test_a_failed_audit_exits_4(cli, examples, tmp_path):
     """Before: 'audit: FAIL' was printed and generate exited 0. A suite whose audit has no margin
     and 50 % confidence flags a guesser on five questions."""

@@ -101,6 +101,7 @@ def wheel(tmp_path_factory):
     return path
 
 
+@pytest.mark.slow      # builds a wheel with pip
 def test_wheel_carries_presets_specs_prompts_and_examples(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
     for folder in ("scenes", "task_specs"):
@@ -110,6 +111,7 @@ def test_wheel_carries_presets_specs_prompts_and_examples(wheel):
     assert "misigen/blender_manifest.toml" in names and "misigen/core/data/elements.yaml" in names
 
 
+@pytest.mark.slow      # builds a wheel with pip and runs demo from it
 def test_non_editable_install_runs_demo_from_anywhere(wheel, tmp_path):
     target = tmp_path / "site"
     res = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target),

@@ -5,6 +5,8 @@ import os
 
 import pytest
 
+pytestmark = pytest.mark.slow      # runs run_blender.py in subprocesses
+
 
 @pytest.fixture(scope="module")
 def dataset(tmp_path_factory, examples):

@@ -224,6 +224,7 @@ def test_option_text_reads_as_its_letter():
     assert score_answer("interaction_location", "move x 9, move y 9", T8)["unparsed"]
 
 
+@pytest.mark.slow      # takes long
 @pytest.mark.parametrize("suite", ["misi_bench", "misi_plus"])
 def test_every_stated_answer_scores_exact_one(tmp_path, examples, suite, fast_style):
     """Each record's own answer is perfect; an empty prediction scores 0 — for every task a

@@ -99,6 +99,7 @@ def _assert_stopped_cleanly(code, seconds, err, out):
     assert hidden == [], hidden
 
 
+@pytest.mark.slow      # runs run_blender.py in a subprocess
 @pytest.mark.render
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_signal_during_a_cycles_render_exits_130_at_once(tmp_path, examples, sig):
@@ -107,6 +108,7 @@ def test_signal_during_a_cycles_render_exits_130_at_once(tmp_path, examples, sig
     _assert_stopped_cleanly(code, seconds, err, out)
 
 
+@pytest.mark.slow      # runs run_blender.py in a subprocess
 @pytest.mark.render
 def test_sigint_while_a_worker_renders_stops_the_worker_too(tmp_path, examples):
     out = tmp_path / "out"

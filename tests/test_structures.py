@@ -13,6 +13,7 @@ def all_sources(complexes):
     return discover([complexes / "paired", complexes / "pdb"])
 
 
+@pytest.mark.slow      # takes long
 def test_every_shared_complex_loads_or_fails_clearly(complexes):
     loaded, failed = {}, {}
     for src in all_sources(complexes):
@@ -47,6 +48,7 @@ def test_drug_like_ligand_is_picked(complexes, pdb, expected):
     assert len({(c, n) for c, n in zip(s.chain[s.ligand], s.resseq[s.ligand])}) == 1
 
 
+@pytest.mark.slow      # takes long
 def test_named_ligand_selector(complexes):
     src = discover([complexes / "pdb" / "4dst.pdb"])[0]
     s = load_structure(src, ligand="9LI")
@@ -86,6 +88,7 @@ def test_pocket_is_exactly_the_10A_residues(brd4):
         assert mask[res == r].all() == within and mask[res == r].any() == within
 
 
+@pytest.mark.slow      # takes long
 def test_shown_atoms_have_sane_bonds(complexes):
     for src in all_sources(complexes):
         if src.id in NO_LIGAND:

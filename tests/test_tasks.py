@@ -226,6 +226,7 @@ def _start_count(s):
             "docking": 3}.get(s.task, len(s.images))
 
 
+@pytest.mark.slow      # takes long
 def test_start_views_fill_the_frame_and_are_shared(tasks, brd4, hivp, style, partners):
     """Each start view is framed on its own ("view all"), spans >= 80 % of the frame, and tasks that
     show the same complex from the same side share the image (zooming alone needs its clearance)."""
@@ -247,6 +248,7 @@ def test_start_views_fill_the_frame_and_are_shared(tasks, brd4, hivp, style, par
         assert len(set(fronts.values())) == 1, fronts
 
 
+@pytest.mark.slow      # takes long
 def test_no_start_view_reappears(tasks, hivp, brd4, style, partners):
     """`roll x 90` is the top view and `roll y 90` the left view: such after-images are never used,
     and no option or after-image repeats a start view of its record."""
@@ -371,6 +373,7 @@ def test_rotation_rotation_layout(tasks, hivp, style):
         assert "image 4" in s.question
 
 
+@pytest.mark.slow      # takes long
 def test_paper_schemes_stay_available(tasks, brd4, style, tmp_path, partners):
     d = _copy_specs(tmp_path)
     p = d / "rotation_rotation.yaml"
@@ -406,6 +409,7 @@ def _t8_options(a, b, product, rng):
     return move_grid((a, b), (px[1], py[1])), (px[0], py[0])
 
 
+@pytest.mark.slow      # takes long
 def test_product_designs_leave_option_guessers_at_chance(tasks):
     """Simulated: true moves drawn from the spec's own prior of magnitudes (peaked at 2 Å, as H-bond
     offsets are), random signs. The product design (x change × y change, each a sign flip or a
@@ -497,6 +501,7 @@ def test_pocket_ligand_lists_every_hbond(tasks, hivp, style):
     assert len(samples[0].images) == 6
 
 
+@pytest.mark.slow      # takes long
 def test_residue_ligand_yes_no_balanced_and_correct(tasks, hivp, style):
     from misigen.core.interactions import find_interactions
     from misigen.core.labels import atom_id, ligand_atom_id
@@ -528,6 +533,7 @@ def test_residue_ligand_yes_no_balanced_and_correct(tasks, hivp, style):
         assert s.program["negatives"] == "paper" and s.program["min_distance"] <= 10.0
 
 
+@pytest.mark.slow      # takes long
 def test_residue_ligand_matched_negatives(tasks, hivp, style, tmp_path):
     """Hard negatives (misi_plus): each No residue has the type (or class) of a Yes residue and its
     polar atoms sit as close to the ligand's, within the tolerance — so only the geometry decides."""
@@ -580,6 +586,7 @@ def _fake_interaction(s, prot_row, lig_row, **kw):
                        distance=2.9, angles={}, criterion="fake", **kw)
 
 
+@pytest.mark.slow      # takes long
 def test_hbond_tasks_with_fake_finder(tasks, brd4, style, monkeypatch):
     """T4/T8/T9 follow whatever the finder reports (its interface, not its chemistry)."""
     import misigen.core.interactions as inter
@@ -630,6 +637,7 @@ def test_no_hbonds_gives_failure_records(tasks, brd4, style, monkeypatch):
 
 
 # ------------------------------------------------------------------ determinism
+@pytest.mark.slow      # takes long
 def test_plans_are_deterministic_and_independent(tasks, brd4, hivp, style):
     names = list(tasks)
     first = {n: records(plan(tasks, n, brd4, style)[0]) for n in names}
@@ -644,6 +652,7 @@ def test_plans_are_deterministic_and_independent(tasks, brd4, hivp, style):
     assert len(test_split) == 3 and all(s.id.startswith("rotation-wagner_brd4-test-") for s in test_split)
 
 
+@pytest.mark.slow      # takes long
 def test_ids_unique_and_questions_complete(tasks, brd4, style):
     ids = []
     for name, t in tasks.items():

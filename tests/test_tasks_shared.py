@@ -14,6 +14,8 @@ from misigen.core.tasks.common import spec_coords
 
 from test_tasks import SUITE
 
+pytestmark = pytest.mark.slow      # plans every task on the shared real complexes (takes long)
+
 NAMES = ["brd41_ASH106", "3shy"]
 
 

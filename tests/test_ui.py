@@ -7,7 +7,7 @@ import pytest
 
 bpy = pytest.importorskip("bpy", reason="the GUI tests need bpy (pip install -e .[standalone])")
 
-pytestmark = pytest.mark.render       # renders with Cycles: not in the fast subset (-m "not render")
+pytestmark = pytest.mark.render       # renders with Cycles: not in the fast subset (-m "not slow and not render")
 
 
 @pytest.fixture(scope="module")
@@ -143,6 +143,7 @@ def test_style_edits_reach_render_and_saved_preset(settings, examples, tmp_path)
     assert "bond_radius" not in saved.read_text()   # only what differs from the reference is written
 
 
+@pytest.mark.slow      # runs run_blender.py in a subprocess
 def test_errors_are_reported_with_the_cli_message(settings, tmp_path, cli):
     bad = tmp_path / "empty.pdb"
     bad.write_text("")
