@@ -12,6 +12,7 @@ sys.path.insert(0, os.path.join(HERE, "blender_addon"))
 
 
 from misigen.core.preload import preload_rdkit  # noqa: E402  (core: no bpy; after the path is set)
+from misigen.pipeline.exit_codes import EXIT_USAGE  # noqa: E402  (no dependencies)
 
 preload_rdkit()
 
@@ -29,7 +30,7 @@ def _check_blender() -> None:
     if tuple(bpy.app.version) < MIN_BLENDER:
         sys.stderr.write(f"misigen needs Blender {'.'.join(map(str, MIN_BLENDER))} or newer; "
                          f"this is Blender {bpy.app.version_string}.\n")
-        sys.exit(2)
+        sys.exit(EXIT_USAGE)
 
 
 DEPENDENCIES = ["biopython>=1.83", "rdkit>=2024.3", "PyYAML>=6.0", "tqdm>=4.66", "pillow>=10", "biotite>=1.0"]
@@ -71,7 +72,7 @@ def main() -> int:
             raise
         sys.stderr.write(f"misigen needs the Python package {MODULE_HINT[top]}, which this Python "
                          f"({sys.executable}) lacks; install the dependencies {INSTALL_HINT}\n")
-        return 2
+        return EXIT_USAGE
     return cli_main(_arguments())
 
 

@@ -108,6 +108,7 @@ def test_three_options_generate_and_validate(tmp_path, examples):
     """Specs accept 2–4 options; validate takes the count from the record (it used to demand 4)."""
     from misigen.core.style import load_style
     from misigen.pipeline.generate import run_generate
+    from misigen.pipeline.run_config import RunConfig
     from misigen.pipeline.validate import validate_dataset
     specs = ROOT / "task_specs"
     text = (specs / "interaction_location.yaml").read_text()
@@ -119,8 +120,8 @@ def test_three_options_generate_and_validate(tmp_path, examples):
     (tmp_path / "suite.yaml").write_text("name: three_options\ntasks: [t8.yaml]\n")
     out = tmp_path / "out"
     style = load_style("draft", {"render": {"resolution": [256, 256]}})
-    run_generate(tmp_path / "suite.yaml", [examples / "1hvi.pdb"], out, style, split="test", device="cpu",
-                 progress=False)
+    run_generate(RunConfig([examples / "1hvi.pdb"], out, suite=tmp_path / "suite.yaml", style=style, split="test",
+                           device="cpu", progress=False))
     recs = _records(out)
     assert recs and all(len(r["options"]) == 3 and r["answer"] in "ABC" for r in recs)
     assert validate_dataset(out) == []

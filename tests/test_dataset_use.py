@@ -15,6 +15,7 @@ from misigen.core.tasks.predictions import read_prediction
 from misigen.core.tasks import answer_kind
 from misigen.core.tasks.scoring import score_row
 from misigen.pipeline.generate import run_generate
+from misigen.pipeline.run_config import RunConfig
 
 SUITE = suite_path("misi_bench")
 RES = 256
@@ -49,7 +50,8 @@ def planned(tmp_path_factory, examples, fast_style):
     """Every task, both examples, test split, no images (fast)."""
     out = tmp_path_factory.mktemp("planned")
     style = fast_style
-    run_generate(SUITE, [examples], out, style, split="test", seed=5, render=False, progress=False)
+    run_generate(RunConfig([examples], out, suite=SUITE, style=style, split="test", seed=5, render=False,
+                           progress=False))
     return out
 
 
@@ -61,9 +63,10 @@ def rendered(tmp_path_factory, examples, fast_style):
     out = tmp_path_factory.mktemp("rendered")
     style = fast_style                        # RES² (256²)
     # One run (a folder holds one run): split "auto" with a seed that puts BRD4 in train, 1HVI in test.
-    run_generate(SUITE, [examples / "wagner_brd4", examples / "1hvi.pdb"], out, style, split="auto", seed=16,
-                 device="cpu", task_names=["translation", "residue_ligand_interaction", "rotation_rotation",
-                                           "interaction_location", "pocket_ligand_interaction"], progress=False)
+    run_generate(RunConfig([examples / "wagner_brd4", examples / "1hvi.pdb"], out, suite=SUITE, style=style,
+                           split="auto", seed=16, device="cpu",
+                           tasks=["translation", "residue_ligand_interaction", "rotation_rotation",
+                                  "interaction_location", "pocket_ligand_interaction"], progress=False))
     recs = _records(out)
     assert {(r["task"], r["split"]) for r in recs} >= {
         ("residue_ligand_interaction", "train"), ("pocket_ligand_interaction", "train"),
@@ -154,7 +157,8 @@ def test_score_and_baselines_cover_interaction_kind_variants(examples, run, tmp_
     every row (Yes/No variants split into pos/neg), random guesses are all readable."""
     out = tmp_path / "plus"
     style = fast_style
-    run_generate(suite_path("misi_plus"), [examples], out, style, split="test", seed=5, render=False, progress=False)
+    run_generate(RunConfig([examples], out, suite=suite_path("misi_plus"), style=style, split="test", seed=5,
+                           render=False, progress=False))
     recs = _records(out)
     perfect = _write_predictions(tmp_path / "perfect.jsonl", [(r["id"], r["answer"]) for r in recs])
     s = _score(run, out, perfect, tmp_path)

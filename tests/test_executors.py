@@ -10,6 +10,7 @@ import pytest
 
 from misigen.pipeline.executors import WorkerPool
 from misigen.pipeline.generate import prepare_run, run_generate
+from misigen.pipeline.run_config import RunConfig
 from misigen.pipeline.shards import merge_folders
 from misigen.pipeline.validate import validate_dataset
 
@@ -28,8 +29,8 @@ def inputs(examples):
 
 
 def _gen(out, inputs, suite, style, **kw):
-    return run_generate(suite, inputs, out, style, split="test", seed=11, task_names=TASKS, device="cpu",
-                        progress=False, **kw)
+    return run_generate(RunConfig(inputs, out, suite=suite, style=style, split="test", seed=11, tasks=TASKS,
+                                  device="cpu", progress=False, **kw))
 
 
 @pytest.fixture(scope="module")
@@ -90,10 +91,10 @@ def test_three_shard_folders_merged_give_the_same_annotations(tmp_path, referenc
 @pytest.mark.slow      # runs run_blender.py in a subprocess
 def test_merge_refuses_shards_of_different_runs(tmp_path, inputs, suite, fast_style, cli):
     a, b = tmp_path / "a", tmp_path / "b"
-    run_generate(suite, inputs, a, fast_style, split="test", seed=1, task_names=TASKS, render=False,
-                 progress=False, shard=(0, 2))
-    run_generate(suite, inputs, b, fast_style, split="test", seed=2, task_names=TASKS, render=False,
-                 progress=False, shard=(1, 2))
+    run_generate(RunConfig(inputs, a, suite=suite, style=fast_style, split="test", seed=1, tasks=TASKS,
+                           render=False, progress=False, shard=(0, 2)))
+    run_generate(RunConfig(inputs, b, suite=suite, style=fast_style, split="test", seed=2, tasks=TASKS,
+                           render=False, progress=False, shard=(1, 2)))
     res = cli("merge", a, b, "--out", tmp_path / "m")
     assert res.returncode == 2 and "seed" in res.stderr and str(b) in res.stderr
     assert not (tmp_path / "m").exists()
@@ -107,7 +108,8 @@ def test_a_worker_that_dies_is_replaced_and_its_unit_retried(tmp_path, inputs, s
     """SIGKILL the first worker while it works; the pool starts another and finishes every unit."""
     out = tmp_path / "crash"
     out.mkdir()
-    setup = prepare_run(suite, inputs, out, fast_style, "test", TASKS, None, 11, "cpu", (0, 1), render=False)
+    setup = prepare_run(RunConfig(inputs, out, suite=suite, style=fast_style, split="test", tasks=TASKS, seed=11,
+                                  device="cpu", render=False))
     pool = WorkerPool(1, per_worker=10)
     results, killed = [], []
 
@@ -158,14 +160,14 @@ def test_a_unit_that_raises_is_recorded_and_retried_on_rerun(tmp_path, inputs, s
         return real(source, *a, **kw)
 
     monkeypatch.setattr(unit, "plan_unit", flaky)
-    manifest = run_generate(suite, inputs, out, fast_style, split="test", seed=11, task_names=TASKS,
-                            render=False, progress=False)
+    manifest = run_generate(RunConfig(inputs, out, suite=suite, style=fast_style, split="test", seed=11,
+                                      tasks=TASKS, render=False, progress=False))
     assert manifest["this_run"]["failed"] == 1
     fails = [json.loads(line) for line in (out / "failures.jsonl").read_text().splitlines()]
     assert any(f["structure"] == "1hvi" and "simulated bug" in f["why"] for f in fails)
     monkeypatch.setattr(unit, "plan_unit", real)
-    again = run_generate(suite, inputs, out, fast_style, split="test", seed=11, task_names=TASKS,
-                         render=False, progress=False)
+    again = run_generate(RunConfig(inputs, out, suite=suite, style=fast_style, split="test", seed=11, tasks=TASKS,
+                                   render=False, progress=False))
     assert again["this_run"]["structures"] == 1 and again["this_run"]["done"] == 1
     assert not any("simulated bug" in line for line in (out / "failures.jsonl").read_text().splitlines())
     shutil.rmtree(out)
@@ -176,7 +178,8 @@ def test_each_worker_is_replaced_after_its_quota(tmp_path, inputs, suite, fast_s
     """--structures-per-worker 1: every unit gets a fresh process (bounded memory per process)."""
     out = tmp_path / "quota"
     out.mkdir()
-    setup = prepare_run(suite, inputs, out, fast_style, "test", TASKS, None, 11, "cpu", (0, 1), render=False)
+    setup = prepare_run(RunConfig(inputs, out, suite=suite, style=fast_style, split="test", tasks=TASKS, seed=11,
+                                  device="cpu", render=False))
     pool, results = WorkerPool(1, per_worker=1), []
     pool.run([s.id for s in setup.mine], setup.ctx, results.append)
     assert pool.started == 2 and [r.status for r in results] == ["done", "done"]

@@ -173,12 +173,14 @@ def test_dry_run_counts_match_the_planned_dataset(tmp_path, examples, style):
     from misigen.core.resources import suite_path
     from misigen.pipeline.dry_run import dry_run
     from misigen.pipeline.generate import run_generate
+    from misigen.pipeline.run_config import RunConfig
     suite = suite_path("misi_bench")
     inputs = [examples / "wagner_brd4", examples / "1hvi.pdb"]
     text = io.StringIO()
-    report = dry_run(suite, inputs, tmp_path / "dry", style, "test", None, None, 4, render=False, stream=text)
-    manifest = run_generate(suite, inputs, tmp_path / "plan", style, split="test", seed=4, render=False,
-                            progress=False)
+    report = dry_run(RunConfig(inputs, tmp_path / "dry", suite=suite, style=style, split="test", seed=4,
+                               render=False), stream=text)
+    manifest = run_generate(RunConfig(inputs, tmp_path / "plan", suite=suite, style=style, split="test", seed=4,
+                                      render=False, progress=False))
     assert {k: v["qa"] for k, v in report["per_task_split"].items()} == manifest["counts"]["per_task_split"]
     assert report["images"] == manifest["counts"]["images"] and report["qa"] == manifest["counts"]["records"]
     assert "pocket_ligand_interaction/test" in text.getvalue() and not (tmp_path / "dry").exists()

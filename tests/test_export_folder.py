@@ -10,14 +10,15 @@ import pytest
 from misigen.core.resources import suite_path
 from misigen.core.style import load_style
 from misigen.pipeline.generate import run_generate
+from misigen.pipeline.run_config import RunConfig
 
 pytestmark = pytest.mark.slow      # runs run_blender.py in subprocesses
 
 
 def _plan(out, structure, seed):
     style = load_style("misi_bench", {"render": {"resolution": [128, 128]}})
-    run_generate(suite_path("misi_bench"), [structure], out, style, split="test", task_names=["rotation"],
-                 seed=seed, render=False, progress=False, audit=False)
+    run_generate(RunConfig([structure], out, suite=suite_path("misi_bench"), style=style, split="test",
+                           tasks=["rotation"], seed=seed, render=False, progress=False, audit=False))
     return out
 
 

@@ -145,11 +145,13 @@ def test_merge_and_export_take_the_lock_of_their_output_folder(tmp_path, example
     from misigen.core.style import load_style
     from misigen.pipeline.exports import run_export
     from misigen.pipeline.generate import run_generate
+    from misigen.pipeline.run_config import RunConfig
     from misigen.pipeline.shards import merge_folders, rebuild_folder
 
     shard = tmp_path / "shard"
-    run_generate(suite_path("misi_bench"), [examples / "wagner_brd4"], shard, load_style("misi_bench"),
-                 split="test", task_names=["translation"], render=False, progress=False, audit=False)
+    run_generate(RunConfig([examples / "wagner_brd4"], shard, suite=suite_path("misi_bench"),
+                           style=load_style("misi_bench"), split="test", tasks=["translation"], render=False,
+                           progress=False, audit=False))
     merged, export = tmp_path / "merged", tmp_path / "export"
     for folder, act in ((merged, lambda: merge_folders([shard], merged)), (shard, lambda: rebuild_folder(shard)),
                         (export, lambda: run_export(shard, "sharegpt", export, "all"))):

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from misigen.pipeline.generate import run_generate
+from misigen.pipeline.run_config import RunConfig
 from misigen.pipeline.validate import validate_dataset
 
 
@@ -17,7 +18,8 @@ def suite():
 
 
 def _plan(out, examples, suite, style, **kw):
-    return run_generate(suite, [examples], out, style, split="test", seed=7, render=False, progress=False, **kw)
+    return run_generate(RunConfig([examples], out, suite=suite, style=style, split="test", seed=7, render=False,
+                                  progress=False, **kw))
 
 
 @pytest.mark.slow      # takes long
@@ -64,7 +66,8 @@ def test_bad_structure_recorded_and_batch_goes_on(tmp_path, examples, suite, fas
         "ATOM      1  N   ALA A   1       0.000   0.000   0.000  1.00  0.00           N\n"
         "ATOM      2  CA  ALA A   1       1.458   0.000   0.000  1.00  0.00           C\nEND\n")
     out = tmp_path / "out"
-    manifest = run_generate(suite, [inputs], out, fast_style, split="test", seed=1, render=False, progress=False)
+    manifest = run_generate(RunConfig([inputs], out, suite=suite, style=fast_style, split="test", seed=1,
+                                      render=False, progress=False))
     fails = [json.loads(l) for l in (out / "failures.jsonl").read_text().splitlines()]
     why = {f["structure"]: f["why"] for f in fails if f.get("task") is None}
     assert "binary" in why["broken"] and "no drug-like ligand" in why["noligand"]
@@ -76,9 +79,10 @@ def test_bad_structure_recorded_and_batch_goes_on(tmp_path, examples, suite, fas
 @pytest.fixture(scope="module")
 def rendered_dataset(tmp_path_factory, examples, suite, fast_style):
     out = tmp_path_factory.mktemp("gen")
-    manifest = run_generate(suite, [examples / "wagner_brd4"], out, fast_style, split="test", seed=3,
-                            task_names=["translation", "rotation", "residue_ligand_interaction",
-                                        "pocket_ligand_interaction"], device="cpu", progress=False)
+    manifest = run_generate(RunConfig([examples / "wagner_brd4"], out, suite=suite, style=fast_style,
+                                      split="test", seed=3,
+                                      tasks=["translation", "rotation", "residue_ligand_interaction",
+                                             "pocket_ligand_interaction"], device="cpu", progress=False))
     return out, manifest
 
 

@@ -185,6 +185,7 @@ def test_an_injected_enospc_at_the_write_layer_stops_the_run_with_nothing_half_w
     from misigen.core.style import load_style
     from misigen.pipeline import output
     from misigen.pipeline.generate import run_generate
+    from misigen.pipeline.run_config import RunConfig
 
     real_fsync, calls = os.fsync, []
 
@@ -196,9 +197,9 @@ def test_an_injected_enospc_at_the_write_layer_stops_the_run_with_nothing_half_w
 
     monkeypatch.setattr(output.os, "fsync", fsync)
     with pytest.raises(output.OutputError) as err:
-        run_generate(suite_path("misi_bench"), [examples / "wagner_brd4", examples / "1hvi.pdb"], tmp_path / "out",
-                     load_style("misi_bench"), split="test", task_names=["translation"], render=False,
-                     progress=False, audit=False)
+        run_generate(RunConfig([examples / "wagner_brd4", examples / "1hvi.pdb"], tmp_path / "out",
+                               suite=suite_path("misi_bench"), style=load_style("misi_bench"), split="test",
+                               tasks=["translation"], render=False, progress=False, audit=False))
     assert "No space left on device" in str(err.value)
     _whole_and_clean(tmp_path / "out")
 

@@ -240,16 +240,17 @@ def test_generate_takes_ligands_file_and_default(tmp_path, monkeypatch):
     from misigen.core.style import load_style
     from misigen.core.resources import suite_path
     from misigen.pipeline.generate import run_generate
+    from misigen.pipeline.run_config import RunConfig
 
     inputs = tmp_path / "in"
     inputs.mkdir()
     for name in ("1bju_gp6", "3tah_bgo"):
         shutil.copy(EXCERPTS / f"{name}.pdb", inputs)
     out = tmp_path / "out"
-    manifest = run_generate(suite_path("misi_bench"), [inputs], out,
-                            load_style("misi_bench"), split="test", task_names=["translation"],
-                            render=False, progress=False, ligands={"1bju_gp6": "GP6:A:910"},
-                            default_ligand="XYZ:A:1")
+    manifest = run_generate(RunConfig([inputs], out, suite=suite_path("misi_bench"),
+                                      style=load_style("misi_bench"), split="test", tasks=["translation"],
+                                      render=False, progress=False, ligands={"1bju_gp6": "GP6:A:910"},
+                                      ligand="XYZ:A:1"))
     assert manifest["inputs"]["1bju_gp6"]["ligand"] == "GP6:A:910"
     assert manifest["inputs"]["3tah_bgo"]["ligand"] == "XYZ:A:1"
     records = [json.loads(l) for l in (out / "annotations.jsonl").read_text().splitlines()]

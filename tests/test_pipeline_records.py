@@ -26,7 +26,16 @@ def test_unit_summaries_add_up():
     assert crash_summary("b", "worker died").failure.as_dict()["why"] == "worker died"
 
 
-def test_every_command_dispatches_from_the_table():
+def test_every_command_dispatches_from_the_table(capsys):
+    from misigen.pipeline.commands import COMMANDS
+    from misigen.pipeline.exit_codes import EXIT_USAGE, run_command
+
     sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
-    missing = [name for name, p in sub.choices.items() if not callable(p.get_default("func"))]
-    assert not missing and {"generate", "render", "interactions", "score", "export"} <= set(sub.choices)
+    assert list(sub.choices) == list(COMMANDS)           # the parser is made from the table, in its order
+    for name, module in COMMANDS.items():                # one module per command, named for it
+        assert module.__name__ == f"misigen.pipeline.commands.{name.replace('-', '_')}"
+        assert callable(module.add_parser) and callable(module.run)
+    assert {"generate", "render", "interactions", "score", "export"} <= set(COMMANDS)
+    args = build_parser().parse_args(["install-deps"])      # as cli.main runs it, without installing signals
+    assert run_command(COMMANDS[args.command].run, args) == EXIT_USAGE
+    assert "runs before misigen itself" in capsys.readouterr().err

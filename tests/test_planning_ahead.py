@@ -10,6 +10,7 @@ from misigen.core.loader import discover
 from misigen.core.scene_plan import shown_structure
 from misigen.pipeline import unit
 from misigen.pipeline.generate import run_generate
+from misigen.pipeline.run_config import RunConfig
 
 TASKS = ["translation", "zooming"]
 
@@ -31,8 +32,9 @@ def test_a_render_failing_is_its_structures_failure_and_the_run_goes_on(tmp_path
 
     monkeypatch.setattr(SceneRenderer, "render_raw", broken_for_one)
     out = tmp_path / "out"
-    manifest = run_generate(suite_path("misi_bench"), [examples / "wagner_brd4", examples / "1hvi.pdb"], out,
-                            fast_style, split="test", seed=11, task_names=TASKS, device="cpu", progress=False)
+    manifest = run_generate(RunConfig([examples / "wagner_brd4", examples / "1hvi.pdb"], out,
+                                      suite=suite_path("misi_bench"), style=fast_style, split="test", seed=11,
+                                      tasks=TASKS, device="cpu", progress=False))
     run = manifest["this_run"]
     assert run["executor"] == "in-process" and run["done"] == 1 and run["failed"] == 1
     fails = [json.loads(line) for line in (out / "failures.jsonl").read_text().splitlines()]

@@ -129,7 +129,8 @@ def test_metals_and_cofactors_are_a_style_choice():
 
 
 def test_keep_flags_reach_the_style():
-    from misigen.pipeline.cli import build_parser, style_from_args
+    from misigen.pipeline.cli import build_parser
+    from misigen.pipeline.commands.args import style_from_args
     args = build_parser().parse_args(["render", "--structures", "x.pdb", "--out", "o", "--keep-metals"])
     sel = style_from_args(args)["selection"]
     assert sel["metals"] is True and sel["cofactors"] is False

@@ -80,7 +80,7 @@ def _manifest(failures, by_category, asked, rejected, audit_ok=None, budget=0.05
 
 
 def test_rejections_within_the_budget_exit_0():
-    from misigen.pipeline.cli import EXIT_AUDIT, EXIT_OK, EXIT_PARTIAL, dataset_exit_code
+    from misigen.pipeline.exit_codes import EXIT_AUDIT, EXIT_OK, EXIT_PARTIAL, dataset_exit_code
     # a large healthy run: 5 of 600 rotation samples rejected (0.8 %), 2 unavailable
     assert dataset_exit_code(_manifest(7, {"rejected": 5, "unavailable": 2}, {"rotation": 600},
                                        {"rotation": 5})) == EXIT_OK

@@ -13,10 +13,12 @@ def dataset(tmp_path_factory, examples):
     from misigen.core.resources import suite_path
     from misigen.core.style import load_style
     from misigen.pipeline.generate import run_generate
+    from misigen.pipeline.run_config import RunConfig
 
     out = tmp_path_factory.mktemp("score") / "out"
-    run_generate(suite_path("misi_bench"), [examples / "wagner_brd4"], out, load_style("misi_bench"),
-                 split="test", task_names=["translation", "rotation"], render=False, progress=False, audit=False)
+    run_generate(RunConfig([examples / "wagner_brd4"], out, suite=suite_path("misi_bench"),
+                           style=load_style("misi_bench"), split="test", tasks=["translation", "rotation"],
+                           render=False, progress=False, audit=False))
     return out
 
 

@@ -233,10 +233,11 @@ def test_every_stated_answer_scores_exact_one(tmp_path, examples, suite, fast_st
 
     from misigen.core.resources import suite_path
     from misigen.pipeline.generate import run_generate
+    from misigen.pipeline.run_config import RunConfig
 
     style = fast_style
-    run_generate(suite_path(suite), [examples], tmp_path,
-                 style, split="test", seed=5, render=False, progress=False)
+    run_generate(RunConfig([examples], tmp_path, suite=suite_path(suite), style=style, split="test", seed=5,
+                           render=False, progress=False))
     recs = [json.loads(l) for l in (tmp_path / "annotations.jsonl").read_text().splitlines()]
     assert {r["task"] for r in recs} >= {"translation", "docking", "pocket_ligand_interaction"}
     if suite == "misi_plus":
@@ -255,11 +256,12 @@ def test_validate_wants_canonical_answers(tmp_path, examples, fast_style):
 
     from misigen.core.resources import suite_path
     from misigen.pipeline.generate import run_generate
+    from misigen.pipeline.run_config import RunConfig
     from misigen.pipeline.validate import validate_dataset
 
     style = fast_style
-    run_generate(suite_path("misi_bench"), [examples / "wagner_brd4"],
-                 tmp_path, style, split="test", seed=5, task_names=["translation"], render=False, progress=False)
+    run_generate(RunConfig([examples / "wagner_brd4"], tmp_path, suite=suite_path("misi_bench"), style=style,
+                           split="test", seed=5, tasks=["translation"], render=False, progress=False))
     path = tmp_path / "annotations.jsonl"
     lines = path.read_text().splitlines()
     rec = json.loads(lines[0])

@@ -6,6 +6,7 @@ import pytest
 from misigen.core.resources import suite_path
 from misigen.core.style import load_style
 from misigen.pipeline.generate import run_generate
+from misigen.pipeline.run_config import RunConfig
 from misigen.pipeline.validate import validate_dataset
 
 
@@ -13,8 +14,9 @@ from misigen.pipeline.validate import validate_dataset
 def planned(tmp_path_factory, examples):
     out = tmp_path_factory.mktemp("plan") / "out"
     style = load_style("misi_bench", {"render": {"resolution": [256, 256]}})
-    run_generate(suite_path("misi_bench"), [examples / "1hvi.pdb"], out, style, split="test",
-                 task_names=["rotation", "translation_rotation"], seed=3, render=False, progress=False, audit=False)
+    run_generate(RunConfig([examples / "1hvi.pdb"], out, suite=suite_path("misi_bench"), style=style,
+                           split="test", tasks=["rotation", "translation_rotation"], seed=3, render=False,
+                           progress=False, audit=False))
     return out
 
 

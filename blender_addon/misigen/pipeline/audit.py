@@ -1,9 +1,9 @@
-"""The ``audit`` command: blind baselines for a generated dataset (``core/audit.py``).
+"""Blind baselines for a generated dataset (``core/audit.py``), for ``generate`` and the ``audit`` command.
 
 Reads OUT/annotations.jsonl, the audit settings the suite put in OUT/manifest.json, and the
-images (grey scale, downsampled); prints the tables, writes OUT/audit.json, and returns 1 when a
-guesser beats its bar by more than the margin, a step of a choice task is needed too seldom, or
-an image repeats within a record.
+images (grey scale, downsampled); writes OUT/audit.json. The report is not ok when a guesser
+beats its bar by more than the margin, a step of a choice task is needed too seldom, or an
+image repeats within a record (the ``audit`` command then exits 1: ``commands/audit.py``).
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..core.audit import audit_records, format_audit
+from ..core.audit import audit_records
 from ..core.tasks.spec import load_dataset_modules
 from . import progress
 from .output import inside, write_json_atomic
@@ -82,13 +82,3 @@ def audit_summary(report: dict) -> dict:
             "unneeded": report.get("unneeded", []),
             "repeated_images": report["repeated_images"], "images": report["settings"]["images"]}
 
-
-def cmd_audit(args) -> int:
-    out = Path(args.out)
-    if not (out / "annotations.jsonl").is_file():
-        print(f"error: {out}: no annotations.jsonl (not a dataset folder)")
-        return 2
-    report = audit_dataset(out)
-    print(format_audit(report))
-    print(f"wrote {out / 'audit.json'}")
-    return 0 if report["ok"] else 1

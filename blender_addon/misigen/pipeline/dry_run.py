@@ -16,6 +16,7 @@ from pathlib import Path
 
 from .generate import prepare_run
 from .rendering import all_specs, render_group
+from .run_config import RunConfig
 from .unit import plan_structure
 
 SAMPLE_STRUCTURES = 40          # plan at most this many structures; scale the counts beyond
@@ -28,13 +29,11 @@ def _even_sample(items: list, n: int) -> list:
     return [items[round(k * (len(items) - 1) / (n - 1))] for k in range(n)]
 
 
-def dry_run(suite_path, structure_paths, out: Path, style: dict, split="auto", task_names=None, limit=None,
-            seed: int = 0, device: str = "auto", shard=(0, 1), render: bool = True, workers: int = 1,
-            gpus: int = 0, sample: int = SAMPLE_STRUCTURES, stream=None) -> dict:
-    """Print the plan and estimate; return them as a dict (for tests)."""
+def dry_run(config: RunConfig, sample: int = SAMPLE_STRUCTURES, stream=None) -> dict:
+    """Print the plan and estimate of the run ``config`` describes; return them as a dict (for tests)."""
     stream = stream or sys.stdout
-    setup = prepare_run(suite_path, structure_paths, out, style, split, task_names, limit, seed, device, shard,
-                        render)
+    setup = prepare_run(config)
+    style, split, seed, shard = config.style, config.split, config.seed, config.shard
     chosen = _even_sample(setup.mine, sample)
     scale = len(setup.mine) / len(chosen) if chosen else 0.0
     qa, images = collections.Counter(), collections.defaultdict(set)
@@ -80,16 +79,17 @@ def dry_run(suite_path, structure_paths, out: Path, style: dict, split="auto", t
               "per_task_split": {k: {"qa": round(qa[k] * scale), "images": round(len(images[k]) * scale)}
                                  for k in sorted(qa)},
               "plan_seconds_per_structure": statistics.mean(plan_seconds) if plan_seconds else 0.0}
-    if render and first is not None:
-        per_image, build = _calibrate(first[0], first[1], out, device)
+    if config.render and first is not None:
+        per_image, build = _calibrate(first[0], first[1], config.out, config.device)
         if per_image is not None:
             total = len(setup.mine) * report["plan_seconds_per_structure"] + n_img * per_image \
                 + len(setup.mine) * build
-            parallel = max(1, gpus and min(workers, gpus) or 1)
+            gpus = config.gpus
+            parallel = max(1, gpus and min(config.workers, gpus) or 1)
             report.update(seconds_per_image=per_image, scene_seconds=build, estimate_seconds=total / parallel)
             print(f"calibration: {per_image:.2f} s per image (render, labels, sidecar), {build:.2f} s per scene, "
                   f"{report['plan_seconds_per_structure']:.2f} s planning per structure", file=stream)
-            print(f"estimate: {_duration(total / parallel)} with {parallel} worker(s) on {device}"
+            print(f"estimate: {_duration(total / parallel)} with {parallel} worker(s) on {config.device}"
                   + ("" if gpus else " (on the CPU, extra workers share the same cores: no speed-up expected)"),
                   file=stream)
     return report

@@ -17,8 +17,8 @@ from ..core.errors import InputError
 from ..core.failures import Failure
 from ..core.loader import Discovery, discover_inputs
 from ..core.readers import DEFAULT_READ, ReadOptions
-from ..core.resources import demo_structures, suite_path as find_suite
-from ..core.style import load_style, style_hash
+from ..core.resources import demo_structures
+from ..core.style import style_hash
 from ..version import __version__
 from . import signals
 from .dataset_card import input_notices, write_dataset_card
@@ -26,6 +26,7 @@ from .executors import DEFAULT_STRUCTURES_PER_WORKER, make_executor, new_token
 from .folder_lock import lock_folder
 from .output import inside, remove_stale_temps, write_json_atomic, write_text_atomic
 from .progress import set_stage_sink
+from .run_config import RunConfig
 from .run_folder import (DISCOVERY_FAILURES, PARTS_DIR, TOKEN_PREFIX, check_same_run, done_structures, merge,
                          previous_devices, run_identity, write_failures, write_identity)
 from .shards import take_shard
@@ -49,40 +50,33 @@ class RunSetup:
     duplicates: list = field(default_factory=list)        # groups of ids with byte-identical inputs
 
 
-def prepare_run(suite_path: Path, structure_paths, out: Path, style: dict, split: str = "auto",
-                task_names=None, limit=None, seed: int = 0, device: str = "auto", shard=(0, 1),
-                render: bool = True, ligands: dict | None = None, default_ligand: str | None = None,
-                levels: tuple = (), reading: ReadOptions | None = None) -> RunSetup:
+def prepare_run(config: RunConfig) -> RunSetup:
     """Load the suite, discover the inputs, fix the catalog: everything that can fail early.
-    ``ligands``: structure id → ligand selector (``--ligands FILE``); ``default_ligand`` for the
-    others (``--ligand``). Both only matter for PDB/mmCIF inputs whose ligand is a HETATM group.
-    ``reading``: which model and alternate locations of PDB/mmCIF files are read (``--model``, ``--altloc``)."""
+    ``config.ligands`` (structure id → selector) and ``config.ligand`` (the others) only matter for
+    PDB/mmCIF inputs whose ligand is a HETATM group; ``config.reading`` says which model and
+    alternate locations of those files are read."""
     from ..core.tasks import load_suite
     from ..core.tasks.spec import check_resolution
 
-    tasks = with_levels(load_suite(suite_path), tuple(levels))   # spec errors stop here, before any work
-    check_resolution(style, tasks)
-    if task_names:
+    tasks = with_levels(load_suite(config.suite), config.levels)   # spec errors stop here, before any work
+    check_resolution(config.style, tasks)
+    if config.tasks:
         known = {t.name for t in tasks}
-        unknown = sorted(set(task_names) - known)
+        unknown = sorted(set(config.tasks) - known)
         if unknown:
-            raise InputError(suite_path, f"unknown task(s) {', '.join(unknown)}; suite has {', '.join(sorted(known))}")
-        tasks = [t for t in tasks if t.name in task_names]
-    if split not in ("auto", "train", "test"):
-        raise InputError("--split", f"must be auto, train or test, not {split!r}")
-    if limit is not None and limit < 1:
-        raise InputError("--limit", f"must be at least 1, got {limit}")
-    discovery = discover_inputs(structure_paths, exclude=[out])
-    sources = sorted(discovery.sources, key=lambda s: s.id)[:limit]
-    if reading is not None:
-        sources = [replace(s, reading=reading) for s in sources]
-    ligands = dict(ligands or {})
-    unknown_ids = sorted(set(ligands) - {s.id for s in sources})
+            raise InputError(config.suite, f"unknown task(s) {', '.join(unknown)}; suite has {', '.join(sorted(known))}")
+        tasks = [t for t in tasks if t.name in config.tasks]
+    discovery = discover_inputs(config.structures, exclude=[config.out])
+    sources = sorted(discovery.sources, key=lambda s: s.id)[:config.limit]
+    if config.reading is not None:
+        sources = [replace(s, reading=config.reading) for s in sources]
+    unknown_ids = sorted(set(config.ligands) - {s.id for s in sources})
     if unknown_ids:
         print(f"warning: --ligands names {len(unknown_ids)} id(s) that are not among the structures: "
               f"{', '.join(unknown_ids[:10])}", file=sys.stderr)
-    ligand_of = {s.id: ligands.get(s.id, default_ligand) for s in sources}
-    identity = run_identity(tasks, sources, ligand_of, style_hash(style), seed, split, render)
+    ligand_of = {s.id: config.ligands.get(s.id, config.ligand) for s in sources}
+    identity = run_identity(tasks, sources, ligand_of, style_hash(config.style), config.seed, config.split,
+                            config.render)
     duplicates = duplicate_groups({sid: h["sha256"] for sid, h in identity["inputs"].items()})
     sources = with_split_keys(sources, duplicates)           # never split across train and test
     for group in duplicates:
@@ -90,56 +84,62 @@ def prepare_run(suite_path: Path, structure_paths, out: Path, style: dict, split
     unused = [Failure(None, f"not used: {u.why}", where=str(u.path),
                       kind="unreadable" if u.unreadable else "unused_input" if u.structure_like
                       else "not_a_structure") for u in discovery.unused]
-    ctx = RunContext(catalog={s.id: s for s in sources}, suite=str(suite_path), tasks=tuple(t.name for t in tasks),
-                     style=style, seed=seed, split=split, device=device, out=str(out), render=render,
-                     ligands={k: v for k, v in ligand_of.items() if v}, levels=tuple(levels))
-    return RunSetup(tasks, sources, take_shard(sources, shard), discovery, identity, ctx, unused, duplicates)
+    ctx = RunContext(catalog={s.id: s for s in sources}, suite=str(config.suite), tasks=tuple(t.name for t in tasks),
+                     style=config.style, seed=config.seed, split=config.split, device=config.device,
+                     out=str(config.out), render=config.render,
+                     ligands={k: v for k, v in ligand_of.items() if v}, levels=config.levels)
+    return RunSetup(tasks, sources, take_shard(sources, config.shard), discovery, identity, ctx, unused, duplicates)
 
 
-def run_generate(suite_path: Path, structure_paths, out: Path, style: dict, split: str = "auto",
-                 task_names=None, limit=None, seed: int = 0, device: str = "auto",
-                 shard=(0, 1), render: bool = True, progress: bool = True, executor: str = "local",
-                 workers: int = 1, gpus: int = 0, per_worker: int | None = None,
-                 ray_options: dict | None = None, ligands: dict | None = None, default_ligand: str | None = None,
-                 audit: bool = True, levels: tuple = (), reading: ReadOptions | None = None) -> dict:
-    """Generate (or resume) the dataset in ``out``; returns the manifest (``this_run`` = this run's counts).
-    ``ligands``/``default_ligand``: see ``prepare_run``; ``audit``: run the blind-baseline audit at the
-    end and store its summary in the manifest."""
+def run_generate(config: RunConfig) -> dict:
+    """Generate (or resume) the dataset in ``config.out``; returns the manifest (``this_run`` = this
+    run's counts). With ``config.audit`` the blind-baseline audit runs at the end and its summary
+    is stored in the manifest."""
     t_start = time.perf_counter()
-    setup = prepare_run(suite_path, structure_paths, out, style, split, task_names, limit, seed, device,
-                        shard, render, ligands, default_ligand, levels, reading)
-    out = Path(out)
+    setup = prepare_run(config)
     # One run per folder: the lock is held to the end; shards of one array job share it (folder_lock.py).
-    lock = lock_folder(out, shared=shard[1] > 1)
+    lock = lock_folder(config.out, shared=config.shard[1] > 1)
     try:
-        return _run_locked(setup, lock, out, t_start, suite_path, structure_paths, seed, split, shard, render,
-                           progress, executor, workers, gpus, per_worker, ray_options, audit)
+        return _run_locked(setup, config, lock, t_start)
     finally:
         lock.release()
 
 
-def _run_locked(setup: RunSetup, lock, out: Path, t_start: float, suite_path, structure_paths, seed, split,
-                shard, render, progress, executor, workers, gpus, per_worker, ray_options, audit) -> dict:
+def _run_locked(setup: RunSetup, config: RunConfig, lock, t_start: float) -> dict:
+    out = config.out
     with lock.step():                # checked and written as one step: a second run sees this one's identity
         if check_same_run(out, setup.identity) is None:
             write_identity(out, setup.identity)
         write_failures(inside(out, DISCOVERY_FAILURES), setup.unused_failures)
         # temp files of killed runs; shards spare the last hour's (another shard may be writing them)
-        remove_stale_temps(out, older_than=3600.0 if shard[1] > 1 else 0.0)
+        remove_stale_temps(out, older_than=3600.0 if config.shard[1] > 1 else 0.0)
     done = done_structures(out)
     todo = [s.id for s in setup.mine if s.id not in done]
-    runner = make_executor(executor, workers, len(todo), gpus, per_worker or DEFAULT_STRUCTURES_PER_WORKER,
-                           **(ray_options or {}))              # an executor that cannot run fails here
+    runner = make_executor(config.executor, config.workers, len(todo), config.gpus,
+                           config.per_worker or DEFAULT_STRUCTURES_PER_WORKER,
+                           **config.ray_options)              # an executor that cannot run fails here
     stats = RunStats(units=len(setup.mine), skipped=len(setup.mine) - len(todo))
     from ..core.het_ligand import prefetch_templates
     prefetch_templates([setup.ctx.catalog[i] for i in todo])    # one CCD read for all HETATM ligands here
     ctx = setup.ctx
     remember_tasks(ctx, setup.tasks)
     token_file = None
-    if executor == "ray":
+    if config.executor == "ray":
         ctx = replace(ctx, token=new_token())
         token_file = inside(out, f"{PARTS_DIR}/{TOKEN_PREFIX}{ctx.token}")
         write_text_atomic(token_file, ctx.token)
+    try:
+        _run_units(runner, todo, ctx, stats, config.progress)
+    finally:
+        if token_file is not None:
+            token_file.unlink(missing_ok=True)
+    meta = run_meta(setup, config, stats, getattr(runner, "name", config.executor), time.perf_counter() - t_start)
+    with lock.step():                # shards sharing the folder merge one at a time; the last has every part
+        return finish_run(out, meta, config.audit)
+
+
+def _run_units(runner, todo: list, ctx: RunContext, stats: RunStats, progress: bool) -> None:
+    """Run the units of ``todo``, counting them in ``stats``, with a bar on stderr if ``progress``."""
     bar = None
     if progress and todo:
         from tqdm import tqdm
@@ -158,7 +158,7 @@ def _run_locked(setup: RunSetup, lock, out: Path, t_start: float, suite_path, st
 
     def stopped() -> str:
         return (f"interrupted: {stats.done + stats.failed} of {len(todo)} structure(s) of this run "
-                f"finished and are kept in {out}; run the same command again to resume")
+                f"finished and are kept in {ctx.out}; run the same command again to resume")
 
     signals.set_hint(stopped)            # said also when a signal cuts a render short
     try:
@@ -170,33 +170,35 @@ def _run_locked(setup: RunSetup, lock, out: Path, t_start: float, suite_path, st
         set_stage_sink(None)
         if bar:
             bar.close()
-        if token_file is not None:
-            token_file.unlink(missing_ok=True)
 
+
+def run_meta(setup: RunSetup, config: RunConfig, stats: RunStats, executor: str, wall: float) -> dict:
+    """What the manifest says about this run besides the merged counts: its settings, inputs and timings."""
     blender = ""
-    if render:
+    if config.render:
         try:
             from ..render.renderer import blender_version
             blender = blender_version()
         except ImportError:
             blender = "not available"
-    wall = time.perf_counter() - t_start
-    meta = {
+    suite = setup.tasks[0].suite if setup.tasks else {}
+    i, n = config.shard
+    return {
         "tool": "misigen", "version": __version__, "blender": blender,
-        "device": sorted(stats.devices | previous_devices(out)),
-        "seed": seed, "split": split, "shard": f"{shard[0]}/{shard[1]}",
-        "suite": str(Path(suite_path).resolve()), "tasks": [t.name for t in setup.tasks],
-        "suite_modules": setup.tasks[0].suite.get("modules", []) if setup.tasks else [],
+        "device": sorted(stats.devices | previous_devices(config.out)),
+        "seed": config.seed, "split": config.split, "shard": f"{i}/{n}",
+        "suite": str(Path(config.suite).resolve()), "tasks": [t.name for t in setup.tasks],
+        "suite_modules": suite.get("modules", []),
         "spec_sha256": setup.identity["spec_sha256"], "style_sha256": setup.identity["style_sha256"],
-        "inputs": setup.identity["inputs"], "render": bool(render),
+        "inputs": setup.identity["inputs"], "render": bool(config.render),
         "reading": (setup.sources[0].reading if setup.sources else DEFAULT_READ).as_dict(),   # one for all
-        "input_notices": input_notices(structure_paths),
-        "audit_settings": setup.tasks[0].suite.get("audit", {}) if setup.tasks else {},
-        "rejection_budget": setup.tasks[0].suite.get("rejection_budget", 0.0) if setup.tasks else 0.0,
+        "input_notices": input_notices(config.structures),
+        "audit_settings": suite.get("audit", {}),
+        "rejection_budget": suite.get("rejection_budget", 0.0),
         "inputs_not_used": [{"where": f.where, "why": f.why, "kind": f.kind} for f in setup.unused_failures],
         "inputs_alternatives_skipped": len(setup.discovery.alternatives),
         "duplicate_inputs": setup.duplicates,
-        "this_run": {"executor": getattr(runner, "name", executor), "workers": workers,
+        "this_run": {"executor": executor, "workers": config.workers,
                      "units": stats.units, "structures": stats.done + stats.failed, "done": stats.done,
                      "failed": stats.failed, "skipped_as_done": stats.skipped, "qa_records": stats.records,
                      "samples_failed": stats.samples_failed, "images_rendered": stats.images,
@@ -205,8 +207,6 @@ def _run_locked(setup: RunSetup, lock, out: Path, t_start: float, suite_path, st
                      "plan_seconds": round(stats.plan_seconds, 2), "wall_seconds": round(wall, 2),
                      "images_per_second": round(stats.images / wall, 3) if wall > 0 else 0.0},
     }
-    with lock.step():                # shards sharing the folder merge one at a time; the last has every part
-        return finish_run(out, meta, audit)
 
 
 def finish_run(out: Path, meta: dict, audit: bool = True) -> dict:
@@ -232,12 +232,12 @@ def generate(structures, out: str | Path, suite: str | Path = "misi_bench", scen
     ``ligands``: structure id → ligand selector; ``ligand``: the selector for the others.
     ``levels``: keep only questions of these difficulty levels (``easy``/``medium``/``hard``).
     ``reading``: a ``ReadOptions`` (which model and alternate locations are read).
-    ``executor``: ``executor="local"|"ray"``, ``workers``, ``gpus``, ``per_worker``, ``ray_options``."""
-    paths = [structures] if isinstance(structures, (str, Path)) else list(structures)
-    style = style if style is not None else load_style(scene, overrides)
-    return run_generate(find_suite(suite), paths, Path(out), style, split, tasks, limit, seed, device, shard,
-                        render=render, progress=progress, ligands=ligands, default_ligand=ligand, audit=audit,
-                        levels=tuple(levels), reading=reading, **executor)
+    ``executor``: ``executor="local"|"ray"``, ``workers``, ``gpus``, ``per_worker``, ``ray_options``
+    (the fields of ``RunConfig``, which checks every setting before any work)."""
+    return run_generate(RunConfig(structures, out, suite=suite, style=style, scene=scene, overrides=overrides,
+                                  split=split, tasks=tasks, limit=limit, seed=seed, device=device, shard=shard,
+                                  render=render, progress=progress, ligands=ligands or {}, ligand=ligand,
+                                  audit=audit, levels=levels, reading=reading, **executor))
 
 
 def demo(out: str | Path = "demo_out", **kw) -> dict:

@@ -26,8 +26,9 @@ import sys
 import threading
 import time
 
+from .exit_codes import EXIT_INTERRUPTED
+
 GRACE_SECONDS = 1.0
-EXIT_INTERRUPTED = 130
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 

@@ -3,6 +3,7 @@ image ``images/<id>_<view>[_<n>].png`` with its sidecar annotation ``.json`` bes
 from __future__ import annotations
 
 import json
+import sys
 import time
 from pathlib import Path
 
@@ -10,10 +11,16 @@ import numpy as np
 
 from ..core import geometry
 from ..core.camera import frame_points
+from ..core.errors import InputError
+from ..core.failures import Failure
 from ..core.op_grammar import parse_ops
 from ..core.loader import StructureSource, load_structure
+from ..core.readers import DEFAULT_READ
 from ..core.scene_plan import RenderSpec, part_matrices, posed_coords, shown_structure
 from ..core.style import atom_radii
+from ..version import __version__
+from . import summaries
+from .output import append_jsonl, write_json_atomic
 from .rendering import render_group
 
 
@@ -76,3 +83,37 @@ def render_structure_views(source: StructureSource, style: dict, out: Path, view
               for (view, _, _), png, seconds in zip(planned, done.images, done.seconds)]
     return {"structure": structure.id, "atoms_shown": shown.n_atoms, "device": done.device,
             "load_seconds": round(t_load, 3), "build_seconds": round(done.build_seconds, 3), "images": images}
+
+
+def render_views_folder(sources, unreadable, style: dict, out: Path, views, transform=None, ligand=None,
+                        device="auto", labels=True, reading=None) -> tuple[list, int]:
+    """The ``render`` command's folder: every structure's views, a line in ``failures.jsonl`` for each
+    input that could not be read or rendered (the others go on), and ``manifest.json``.
+    Returns (the rendered structures' summaries, the number of failures)."""
+    from ..render.renderer import blender_version
+
+    out = Path(out)
+    failures = 0
+    for u in unreadable:                       # recorded, and the others are rendered
+        failures += 1
+        print(f"failed: {u.path}: {u.why}", file=sys.stderr)
+        append_jsonl(out / "failures.jsonl", Failure(None, u.why, where=str(u.path), kind="unreadable").as_dict())
+    done = []
+    for source in sources:
+        try:
+            summary = render_structure_views(source, style, out, views, transform, ligand, device, labels=labels)
+        except (InputError, ValueError) as exc:
+            failures += 1
+            print(f"failed: {source.id}: {exc}", file=sys.stderr)
+            append_jsonl(out / "failures.jsonl", Failure(source.id, str(exc), where=str(source.protein)).as_dict())
+            continue
+        done.append(summary)
+        summaries.print_render_summary(summary)
+    write_json_atomic(out / "manifest.json", {
+        "tool": "misigen", "version": __version__, "blender": blender_version(),
+        "device": sorted({s["device"] for s in done}), "command": "render",
+        "views": list(views), "transform": transform or "", "reading": (reading or DEFAULT_READ).as_dict(),
+        "structures": done,
+        "failures": failures, "written": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }, indent=1)
+    return done, failures
