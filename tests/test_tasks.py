@@ -539,7 +539,7 @@ def test_residue_ligand_matched_negatives(tasks, hivp, style, tmp_path):
     yes = [s for s in samples if s.answer != "No"]
     no = [s for s in samples if s.answer == "No"]
     assert yes and len(no) == len(yes) or len(no) == len(yes) - 1
-    from misigen.core.tasks.hbond_questions import residue_class
+    from misigen.core.tasks.shared.hbond import residue_class
     for y, n in zip(yes, no):
         ry, rn = y.program["residue"]["resname"], n.program["residue"]["resname"]
         assert ry == rn or residue_class(ry) == residue_class(rn)

@@ -172,17 +172,6 @@ def fit_camera(points: np.ndarray, radii: np.ndarray, style: dict) -> Camera:
     return replace(cam, position=tuple(rnd(cam.position)), ortho_scale=round(float(cam.ortho_scale), 4))
 
 
-def zoom_camera(points: np.ndarray, radii: np.ndarray, style: dict, max_zoom: float, clearance: float) -> Camera:
-    """The front camera of the zooming task: "view all", then set back (if needed) so that after
-    the largest ``move z`` the nearest sphere is still ``clearance`` Å in front of the camera."""
-    cam = fit_camera(points, radii, style)
-    near = float((np.asarray(points)[:, 2] + radii).max())
-    z = max(cam.position[2], near + max_zoom + clearance)
-    far = float(z - (np.asarray(points)[:, 2] - radii).min())
-    return replace(cam, position=(cam.position[0], cam.position[1], round(z, 4)),
-                   clip=(0.1, round(far + 10.0, 1)))
-
-
 def frame_span(camera: Camera, xyz: np.ndarray, radii: np.ndarray) -> tuple[float, float]:
     """Fraction of the image width and height that the spheres' bounding box spans."""
     pix, depth = camera.project(xyz)
@@ -377,4 +366,4 @@ def op_from_dict(d: dict) -> Op:
 
 
 __all__ = ["Rejected", "Planned", "Sample", "split_for", "make_rng", "sample_seed", "range_values", "Context",
-           "context_for", "fit_camera", "zoom_camera", "view_distance", "view_change", "rmsd", "PARTS"]
+           "context_for", "fit_camera", "view_distance", "view_change", "rmsd", "PARTS"]

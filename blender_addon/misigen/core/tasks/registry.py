@@ -56,10 +56,15 @@ class TaskType:
     # baseline: (records of the task) → (record, rng, atoms) → a random answer; None = the answer kind's
     random_answer: Callable | None = None
     # training extras (``core/teaching.py``): (record, views, facts, writer) → None writes the step-by-step
-    # rationale from the sidecars (``core/rationale/builders.py``); None = records without one
+    # rationale from the sidecars (the readings of ``core/rationale``); None = records without one
     rationale: Callable | None = None
     # (record, sidecars) → {feature: value} of this task's difficulty (``core/difficulty.py``)
     difficulty: Callable | None = None
+    # the difficulty features its ``level`` grades (thresholds: ``core/data/difficulty.yaml``);
+    # None = that file's ``default`` list
+    level_features: tuple | None = None
+    # its program type (``program.Program``): how every reader of the task reads ``record["program"]``
+    program: type | None = None
     extra: dict = field(default_factory=dict)
 
 
