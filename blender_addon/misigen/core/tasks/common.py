@@ -20,6 +20,7 @@ from ..style import atom_radii, style_hash
 
 LETTERS = "ABCD"
 COMPLEX = ("protein", "ligand")
+MISI_BENCH_TEST_FRACTION = 490 / 3993    # MiSI-Bench's test share: 490 of its 3,993 complexes
 
 
 class Rejected(Exception):
@@ -86,7 +87,7 @@ def make_rng(seed: int, structure: str, task: str, split: str, index) -> np.rand
         np.random.SeedSequence([int(seed) & 0xFFFFFFFFFFFFFFFF, stable_hash(structure, task, split, index)])))
 
 
-def split_for(structure_id: str, seed: int, test_fraction: float = 490 / 3993) -> str:
+def split_for(structure_id: str, seed: int, test_fraction: float = MISI_BENCH_TEST_FRACTION) -> str:
     """``train`` or ``test`` from a hash of (seed, structure id) alone: stable and per structure."""
     if not 0.0 <= test_fraction <= 1.0:
         raise ValueError(f"test_fraction must be in [0, 1], got {test_fraction}")
