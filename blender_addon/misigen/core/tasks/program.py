@@ -10,6 +10,11 @@ variant of the task does not have); any other field is always written.
 ``task_type`` and ``rejected_attempts``, and ``core/teaching.py`` adds ``difficulty``, to every
 program. A key a record lacks reads as the field's default (None), so readers of older or hand-made
 records handle a missing key where they handled it before.
+
+Readers that serve many tasks read only the keys their contract names, whatever the task: the
+answer kinds' checks (``ops``, ``correct``, ``hbonds``, ``equivalent_atoms``, ``answer_kind``), the
+shared guessers (``ops``, ``answer_space``, ``image_roles``), ``validate``'s option count and the
+necessity table (``options``), the registry (``task_type``).
 """
 from __future__ import annotations
 
