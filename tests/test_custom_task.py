@@ -17,6 +17,44 @@ def test_no_package_file_names_the_custom_task():
     assert named == []
 
 
+def test_the_custom_task_imports_only_the_public_task_api():
+    """Of misigen, the example imports ``misigen.tasks`` alone, and every name it takes is exported there."""
+    import ast
+    import misigen.tasks
+    tree = ast.parse((EXAMPLE / "nearer_atom.py").read_text(encoding="utf-8"))
+    used = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            used.append((node.module or "", [a.name for a in node.names]))
+        elif isinstance(node, ast.Import):
+            used += [(a.name, []) for a in node.names]
+    ours = [(mod, names) for mod, names in used if mod == "misigen" or mod.startswith("misigen.")]
+    assert [mod for mod, _ in ours] == ["misigen.tasks"]
+    assert set(ours[0][1]) <= set(misigen.tasks.__all__)
+    assert {mod for mod, _ in used} - {"misigen.tasks"} <= {"__future__", "collections", "numpy"}
+
+
+def test_a_plugin_task_stays_out_of_the_paper_average():
+    """A task a suite's ``modules:`` adds is not one of MiSI-Bench's: its rows leave the "Avg." row alone,
+    while the builtins keep theirs (T5 and T6 out, the rest in)."""
+    from misigen.core.tasks import REGISTRY, load_suite
+    from misigen.core.tasks.scoring import in_paper_average
+    from misigen.pipeline.score import format_tables, score_records
+    load_suite(EXAMPLE / "suite.yaml")
+    assert REGISTRY["nearer_atom"].paper_average is False
+    program = {"kind": "nearer_atom", "correct": "A"}
+    recs = [{"id": f"n{k}", "task": "nearer_atom", "answer": "A", "options": ["atom C1", "atom C2"],
+             "program": program, "split": "test"} for k in range(3)]
+    recs.append({"id": "t1", "task": "translation", "answer": "move x 2", "options": None,
+                 "program": {"kind": "cloze", "value_range": [-4, 4]}, "split": "test"})
+    assert [in_paper_average(r) for r in recs] == [False, False, False, True]
+    result = score_records(recs, {"n0": "A", "n1": "A", "n2": "A", "t1": "move x -4"})
+    paper, every = result["average"]["paper"], result["average"]["all"]
+    assert paper["rows"] == 1 and paper["exact"] == 0.0 and paper["excluded"] == ["nearer_atom"]
+    assert every["rows"] == 2 and every["exact"] == 50.0
+    assert "average, paper (no nearer_atom)" in format_tables(result)
+
+
 def _records(out):
     return [json.loads(line) for line in (out / "annotations.jsonl").read_text().splitlines()]
 
@@ -76,7 +114,8 @@ def test_custom_task_audit_score_baseline_export_report(custom_dataset, cli, tmp
     res = cli("score", "--dataset", out, "--predictions", perfect, "--json", tmp_path / "s.json")
     assert res.returncode == 0, res.stdout + res.stderr
     s = json.loads((tmp_path / "s.json").read_text())
-    assert s["tasks"]["nearer_atom"]["composite"] == 100.0 and s["average"]["paper"]["exact"] == 100.0
+    assert s["tasks"]["nearer_atom"]["composite"] == 100.0 and s["average"]["all"]["exact"] == 100.0
+    assert s["average"]["paper"]["rows"] == 0 and s["average"]["paper"]["excluded"] == ["nearer_atom"]
     for kind in ("random", "majority"):
         res = cli("baseline", "--kind", kind, "--dataset", out, "--out", tmp_path / f"{kind}.jsonl")
         assert res.returncode == 0, res.stdout + res.stderr

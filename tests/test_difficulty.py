@@ -7,10 +7,13 @@ import pytest
 
 from misigen.core import difficulty as D
 from misigen.core.difficulty import LEVELS, _project, level_of
+from misigen.core.tasks import REGISTRY
+
+PART_OF = {"cloze": "translation", "choice": "rotation_rotation", "pocket_hbonds": "pocket_ligand_interaction"}
 
 
 def difficulty_features(rec, cars):
-    part = {"cloze": D.cloze, "choice": D.choice, "pocket_hbonds": D.hbond_list}[rec["program"]["kind"]]  # by program kind
+    part = REGISTRY[PART_OF[rec["program"]["kind"]]].difficulty          # the task's own part, by program kind
     return D.difficulty_features(rec, cars, part)
 
 
@@ -79,17 +82,17 @@ def test_label_density_and_left_out_share():
 
 TABLE = {"features": {"gap": {"harder": "lower", "medium": 10, "hard": 5},
                       "occ": {"harder": "higher", "medium": 0.3, "hard": 0.6}},
-         "levels": {"medium": 0.6, "hard": 1.2}, "tasks": {"t": ["gap", "occ"], "default": ["gap"]}}
+         "levels": {"medium": 0.6, "hard": 1.2}, "default": ["gap"]}
 
 
 @pytest.mark.parametrize("gap,occ,level", [(20, 0.0, "easy"), (8, 0.0, "easy"), (8, 0.4, "medium"),
                                             (4, 0.4, "hard"), (4, 0.7, "hard"), (20, 0.7, "medium")])
 def test_level_from_documented_thresholds(gap, occ, level):
-    assert level_of("t", {"gap": gap, "occ": occ}, TABLE) == level
+    assert level_of({"gap": gap, "occ": occ}, ("gap", "occ"), TABLE) == level
 
 
 def test_level_ignores_missing_features_and_uses_default():
-    assert level_of("t", {"gap": 4, "occ": None}, TABLE) == "hard"
-    assert level_of("custom", {"gap": 30}, TABLE) == "easy"
-    assert level_of("custom", {}, TABLE) == "medium"
+    assert level_of({"gap": 4, "occ": None}, ("gap", "occ"), TABLE) == "hard"
+    assert level_of({"gap": 30}, None, TABLE) == "easy"            # a task without its own list: the default
+    assert level_of({}, None, TABLE) == "medium"
     assert set(LEVELS) == {"easy", "medium", "hard"}

@@ -8,6 +8,7 @@ import pytest
 from misigen.core.duplicates import duplicate_groups, with_split_keys
 from misigen.core.loader import StructureSource
 from misigen.core.tasks import load_suite, split_for
+from misigen.core.tasks.common import MISI_BENCH_TEST_FRACTION
 from misigen.core.resources import suite_path
 
 
@@ -28,7 +29,7 @@ def _names_in_both_splits(seed: int, fraction: float) -> tuple[str, str]:
 
 @pytest.mark.slow      # runs run_blender.py in a subprocess
 def test_byte_identical_inputs_land_in_one_split(tmp_path, examples, cli):
-    fraction = load_suite(suite_path("misi_bench"))[0].suite.get("test_fraction", 490 / 3993)
+    fraction = load_suite(suite_path("misi_bench"))[0].suite.get("test_fraction", MISI_BENCH_TEST_FRACTION)
     a, b = _names_in_both_splits(0, fraction)             # by name alone, one goes to test, one to train
     inputs = tmp_path / "in"
     inputs.mkdir()

@@ -16,7 +16,7 @@ from misigen.core.tasks import (REGISTRY, PartnerCatalog, answer_distribution, l
 from misigen.core.tasks import common
 from misigen.core.tasks.answers import (canonical, format_pocket_hbonds, format_residue_answer, parse_letter,
                                         parse_pocket_hbonds, parse_residue_answer)
-from misigen.core.tasks.common import frame_span, same_pose, spec_coords
+from misigen.core.tasks.common import MISI_BENCH_TEST_FRACTION, frame_span, same_pose, spec_coords
 from misigen.core.tasks.distractors import scheme_distractors
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -59,7 +59,7 @@ def test_suite_loads_all_nine(tasks):
                           "pocket_ligand_interaction"}
     t = tasks["translation"]
     assert t.samples("train") == 4 and t.samples("test") == 2
-    assert abs(t.suite["test_fraction"] - 490 / 3993) < 1e-9
+    assert abs(t.suite["test_fraction"] - MISI_BENCH_TEST_FRACTION) < 1e-9
     assert t.suite["zoom_clearance"] == 4.0
     # one registry entry per task: planner, schema, template fields and answer kind in one place
     # (a user task another test loaded stays registered in this process: compare the built-in types)
@@ -136,7 +136,7 @@ def test_split_for_is_deterministic_and_proportional():
     a = [split_for(i, 3) for i in ids]
     assert a == [split_for(i, 3) for i in ids]
     frac = a.count("test") / len(a)
-    assert abs(frac - 490 / 3993) < 0.03
+    assert abs(frac - MISI_BENCH_TEST_FRACTION) < 0.03
     assert [split_for(i, 4) for i in ids] != a          # the seed matters
     assert split_for("x", 1, 0.0) == "train" and split_for("x", 1, 1.0) == "test"
 
@@ -545,7 +545,7 @@ def test_residue_ligand_matched_negatives(tasks, hivp, style, tmp_path):
     yes = [s for s in samples if s.answer != "No"]
     no = [s for s in samples if s.answer == "No"]
     assert yes and len(no) == len(yes) or len(no) == len(yes) - 1
-    from misigen.core.tasks.hbond_questions import residue_class
+    from misigen.core.tasks.shared.hbond import residue_class
     for y, n in zip(yes, no):
         ry, rn = y.program["residue"]["resname"], n.program["residue"]["resname"]
         assert ry == rn or residue_class(ry) == residue_class(rn)

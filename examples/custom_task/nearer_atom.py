@@ -7,7 +7,8 @@ which is nearer the camera. Options A/B are the two atoms; the answer is a lette
 The answer is computed from the 3D coordinates (numpy: the atoms posed for the view, projected
 by its camera, compared by depth); ``validate`` re-derives it from the image's sidecar (each
 atom's recorded depth). Nothing in the misigen package names this task: the suite's
-``modules: [nearer_atom.py]`` adds ``TASK_TYPES`` below to the registry.
+``modules: [nearer_atom.py]`` adds ``TASK_TYPES`` below to the registry. It imports only misigen's
+public task API (``misigen.tasks``), and, as a plugin task, stays out of MiSI-Bench's "Avg." row.
 """
 from __future__ import annotations
 
@@ -15,11 +16,8 @@ from collections import Counter
 
 import numpy as np
 
-from misigen.core.labels import ligand_atom_id
-from misigen.core.tasks import TaskType, prompts
-from misigen.core.tasks.base import Planner, Unavailable
-from misigen.core.tasks.common import Planned, Rejected, balanced_order
-from misigen.core.tasks.schema import REQUIRED, VIEWS, Num, rejection
+from misigen.tasks import (REQUIRED, VIEWS, Num, Planned, Planner, Rejected, TaskType, Unavailable, balanced_order,
+                           ligand_atom_id, rejection, view_text)
 
 HEAVY_MIN = 2          # a ligand needs at least two heavy atoms to ask about
 
@@ -65,7 +63,7 @@ class NearerAtomPlanner(Planner):
         # the nearer atom is option ``letter``, the other the remaining option
         order = [nearer, b if nearer == a else a] if letter == "A" else [b if nearer == a else a, nearer]
         options = [f"atom {self.names[i]}" for i in order]
-        question = self.question([f"the complex seen {prompts.view_text(self.d['view'])}"], labels=self.labels,
+        question = self.question([f"the complex seen {view_text(self.d['view'])}"], labels=self.labels,
                                  atom_a=self.names[order[0]], atom_b=self.names[order[1]],
                                  options_text="Options:\n" + "\n".join(f"{L}. {t}" for L, t in zip("AB", options)))
         program = {"kind": "nearer_atom", "view": self.d["view"], "correct": letter,

@@ -16,8 +16,9 @@ Features (``difficulty_features``), each ``None`` where a task has no such thing
   bonds); for a residue without one, how far its closest N/O pair is beyond the widest limit
   (negative: within distance, ruled out by angles).
 
-``level`` grades the features a task lists in ``core/data/difficulty.yaml`` and names the result
-easy, medium or hard by the thresholds there (documented in the README).
+``level`` grades the features a task lists (``TaskType.level_features``, in its folder; else the
+``default`` list of ``core/data/difficulty.yaml``) and names the result easy, medium or hard by the
+thresholds of that file (documented in the README).
 """
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ from .data_files import load_table
 LEVELS = ("easy", "medium", "hard")
 
 
-def _r(x, nd=3):
+def rounded(x, nd=3):
     return None if x is None else round(float(x), nd)
 
 
@@ -53,14 +54,14 @@ def _rot(axis: str, deg: float) -> np.ndarray:
             "z": np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]])}[axis]
 
 
-def _xyz(car: dict, rows=None) -> np.ndarray:
+def camera_xyz(car: dict, rows=None) -> np.ndarray:
     atoms = car["atoms"] if rows is None else [car["atoms"][i] for i in rows]
     return np.array([a["camera_xyz"] for a in atoms], float).reshape(-1, 3)
 
 
-def _step_gap(car: dict, op: dict, step: float, rows=None, centre=None) -> float:
+def step_gap(car: dict, op: dict, step: float, rows=None, centre=None) -> float:
     """Median pixel displacement of the atoms if ``op`` went one ``step`` further."""
-    xyz = _xyz(car, rows)
+    xyz = camera_xyz(car, rows)
     if not len(xyz):
         return 0.0
     pix = _project(car, xyz)
@@ -77,14 +78,14 @@ def _step_gap(car: dict, op: dict, step: float, rows=None, centre=None) -> float
     return min(gaps)
 
 
-def _key(a: dict) -> str:
+def atom_key(a: dict) -> str:
     return f"L:{a['name']}" if a["ligand"] else f"P:{a['chain']}:{a['resseq']}{a['icode']}:{a['name']}"
 
 
-def _option_gap(cars: list[dict]) -> float | None:
+def option_gap(cars: list[dict]) -> float | None:
     if len(cars) < 2:
         return None
-    pix = [{_key(a): a["pixel"] for a in c["atoms"]} for c in cars]
+    pix = [{atom_key(a): a["pixel"] for a in c["atoms"]} for c in cars]
     best = None
     for i in range(len(cars)):
         for j in range(i + 1, len(cars)):
@@ -96,139 +97,58 @@ def _option_gap(cars: list[dict]) -> float | None:
     return best
 
 
-def _answer_rows(rec: dict, car: dict, which: str) -> list[int]:
-    """Rows of the atoms the answer depends on: ``bonds`` (the program's H-bond atoms; none: every
-    N/O atom), ``ligand`` or ``all``."""
-    p = rec["program"]
-    if which == "bonds":
-        bonds = p.get("hbonds") or ([p["hbond"]] if p.get("hbond") else [])
-        if bonds and p.get("interaction", "hbond") == "hbond":
-            want = {f"P:{b['chain']}:{b['resseq']}{b['icode']}:{b['protein_atom']}" for b in bonds} | \
-                   {f"L:{b['ligand_atom']}" for b in bonds}
-            return [i for i, a in enumerate(car["atoms"]) if _key(a) in want]
-        return [i for i, a in enumerate(car["atoms"]) if a["element"] in ("N", "O")]
+def _answer_rows(car: dict, which) -> list[int]:
+    """Rows of the atoms the answer depends on: ``which`` is ``ligand``, ``all`` or a task's own
+    reading (car → rows; the H-bond tasks': their bonds' atoms)."""
+    if callable(which):
+        return which(car)
     if which == "ligand":
         return [i for i, a in enumerate(car["atoms"]) if a["ligand"]]
     return list(range(len(car["atoms"])))
 
 
-def _images(rec: dict, sidecars: dict) -> list[dict]:
+def images(rec: dict, sidecars: dict) -> list[dict]:
     return [sidecars[i] for i in rec["images"]]
 
 
-def _option_cars(rec: dict, sidecars: dict) -> list[dict]:
+def option_cars(rec: dict, sidecars: dict) -> list[dict]:
     return [sidecars[o] for o in (rec.get("options") or []) if str(o).startswith("images/")]
-
-
-# ------------------------------------------------------------------ per-task parts (TaskType.difficulty)
-def cloze(rec: dict, sidecars: dict) -> dict:
-    p = rec["program"]
-    op = p["ops"][0]
-    return {"magnitude": _r(abs(float(op["value"])), 2),
-            "magnitude_share": _r(abs(op["value"]) / max(abs(v) for v in p["values"]), 3) if p.get("values") else None,
-            "option_gap_px": _r(_step_gap(_images(rec, sidecars)[-1], op, float(p.get("value_step", 1.0))), 2)}
-
-
-def choice(rec: dict, sidecars: dict) -> dict:
-    return {"magnitude": _r(sum(abs(float(o["value"])) for o in rec["program"]["ops"]), 2),
-            "option_gap_px": _r(_option_gap(_option_cars(rec, sidecars)), 2)}
-
-
-def redock(rec: dict, sidecars: dict) -> dict:
-    p = rec["program"]
-    ops = p["ops"]
-    comb = _images(rec, sidecars)[-1]
-    lig = [i for i, a in enumerate(comb["atoms"]) if a["ligand"]]
-    g_roll = _step_gap(comb, ops[0], float(p.get("roll_step") or 15.0), lig, _xyz(comb, lig).mean(axis=0))
-    g_move = _step_gap(comb, {"op": "move", "axis": "x"}, 1.0, lig)
-    return {"magnitude": _r(sum(abs(float(o["value"])) for o in ops), 2), "option_gap_px": _r(min(g_roll, g_move), 2),
-            "_answer_atoms": "ligand"}
-
-
-def location(rec: dict, sidecars: dict) -> dict:
-    p = rec["program"]
-    moves = [_moves(o["text"]) for o in p["options"]]
-    gap = min(math.dist(a, b) for i, a in enumerate(moves) for b in moves[i + 1:])
-    car = _images(rec, sidecars)[0]
-    w = float(car["width"])
-    f = (w / 2) / math.tan(math.radians(float(car["camera"].get("fov_deg") or 30.0)) / 2)
-    depth = -float(p["midpoint_camera_xyz"][2]) if p.get("midpoint_camera_xyz") else 60.0
-    return {"magnitude": _r(math.hypot(*_moves(p["answer_text"])), 2), "option_gap_px": _r(gap * f / max(depth, 1e-3), 2),
-            "hbond_margin": _hbond_margin(p, _images(rec, sidecars)), "_answer_atoms": "bonds"}
-
-
-def hbond_list(rec: dict, sidecars: dict) -> dict:
-    p = rec["program"]
-    n = len(p.get("hbonds") or p.get("interactions") or [])
-    return {"magnitude": n, "n_interactions": n, "hbond_margin": _hbond_margin(p, _images(rec, sidecars)),
-            "_answer_atoms": "bonds"}
 
 
 # ------------------------------------------------------------------ all features
 def difficulty_features(rec: dict, sidecars: dict, task_part=None) -> dict:
-    """The difficulty features of one record: the task's own (``task_part``, its ``TaskType.difficulty``)
-    and the ones every task has (occlusion, labels, atoms shown)."""
-    images = _images(rec, sidecars)
+    """The difficulty features of one record: the task's own (``task_part``, its ``TaskType.difficulty``;
+    its ``_answer_atoms`` says which atoms occlusion counts) and the ones every task has (occlusion,
+    labels, atoms shown)."""
+    cars = images(rec, sidecars)
     out: dict = {"magnitude": None, "magnitude_share": None, "option_gap_px": None, "n_interactions": None,
                  "hbond_margin": None}
     if task_part is not None:
         out.update(task_part(rec, sidecars))
     which = out.pop("_answer_atoms", "all")
     occ = []
-    for car in images:
-        rows = _answer_rows(rec, car, which)
-        occ.append(_r(sum(not car["atoms"][i]["visible"] for i in rows) / len(rows), 3) if rows else 0.0)
+    for car in cars:
+        rows = _answer_rows(car, which)
+        occ.append(rounded(sum(not car["atoms"][i]["visible"] for i in rows) / len(rows), 3) if rows else 0.0)
     out["occlusion"] = occ
     out["occlusion_max"] = max(occ) if occ else 0.0
     out["occlusion_min"] = min(occ) if occ else 0.0
-    dens = [len(c.get("labels", [])) / (c["width"] * c["height"] / 1e4) for c in images]
-    drawn = sum(len(c.get("labels", [])) for c in images)
-    left = sum(len(c.get("labels_left_out", [])) for c in images)
-    out["label_density"] = _r(np.mean(dens), 3)
-    out["labels_left_out_share"] = _r(left / (drawn + left), 3) if drawn + left else 0.0
-    out["atoms_shown"] = len(images[0]["atoms"])
+    dens = [len(c.get("labels", [])) / (c["width"] * c["height"] / 1e4) for c in cars]
+    drawn = sum(len(c.get("labels", [])) for c in cars)
+    left = sum(len(c.get("labels_left_out", [])) for c in cars)
+    out["label_density"] = rounded(np.mean(dens), 3)
+    out["labels_left_out_share"] = rounded(left / (drawn + left), 3) if drawn + left else 0.0
+    out["atoms_shown"] = len(cars[0]["atoms"])
     return out
 
 
-def _moves(text: str) -> tuple[float, float]:
-    vals = {"x": 0.0, "y": 0.0}
-    for part in text.split(","):
-        w = part.split()
-        if len(w) == 3 and w[0] == "move":
-            vals[w[1]] = float(w[2])
-    return vals["x"], vals["y"]
-
-
-def _hbond_margin(p: dict, images: list[dict]) -> float | None:
-    if p.get("interaction", "hbond") != "hbond":
-        return None
-    from .rationale.builders import MAX_NO, SLOP, acceptor_limit
-    bonds = p.get("hbonds") or ([p["hbond"]] if p.get("hbond") else [])
-    if bonds:
-        margins = []
-        for b in bonds:
-            if b.get("donor") == "shared":
-                lim = 2.65
-            else:
-                got = acceptor_limit(b.get("criterion", ""))
-                lim = (got[0] if got else MAX_NO) + SLOP
-            margins.append(lim - float(b["distance"]))
-        return _r(min(margins), 3)
-    car = images[0]
-    prot = np.array([a["camera_xyz"] for a in car["atoms"] if not a["ligand"] and a["element"] in ("N", "O")])
-    lig = np.array([a["camera_xyz"] for a in car["atoms"] if a["ligand"] and a["element"] in ("N", "O")])
-    if not len(prot) or not len(lig):
-        return None
-    d = float(np.sqrt(((prot[:, None] - lig[None]) ** 2).sum(-1)).min())
-    return _r(d - (MAX_NO + SLOP), 3)
-
-
 # ------------------------------------------------------------------ level
-def level_of(task_type: str, features: dict, table: dict | None = None) -> str:
-    """easy / medium / hard: each graded feature scores 0, 1 or 2 against its two thresholds, and the
-    mean score is compared with the ``levels`` cut points (``core/data/difficulty.yaml``)."""
+def level_of(features: dict, graded=None, table: dict | None = None) -> str:
+    """easy / medium / hard: each graded feature (``graded``: a task's ``TaskType.level_features``; None:
+    the table's ``default``) scores 0, 1 or 2 against its two thresholds, and the mean score is compared
+    with the ``levels`` cut points (``core/data/difficulty.yaml``)."""
     table = table or load_table("difficulty.yaml")
-    names = table["tasks"].get(task_type) or table["tasks"].get("default", [])
+    names = table.get("default", []) if graded is None else graded
     scores = []
     for name in names:
         rule = table["features"][name]

@@ -49,7 +49,7 @@ def enrich(samples: list, task, cache: SidecarCache, levels=()) -> tuple[list, l
         rec = s.as_record()
         cars = cache.for_sample(s)
         feats = difficulty_features(rec, cars, tt.difficulty)
-        feats["level"] = level_of(task.type, feats)
+        feats["level"] = level_of(feats, tt.level_features)
         s.program["difficulty"] = feats
         if levels and feats["level"] not in levels:
             dropped.append(Failure(s.structure, f"level {feats['level']} (this run keeps {', '.join(levels)})",

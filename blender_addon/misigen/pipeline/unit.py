@@ -20,12 +20,13 @@ from pathlib import Path
 from ..core.errors import InputError
 from ..core.failures import Failure
 from ..core.loader import StructureSource, load_structure
+from ..core.tasks.common import MISI_BENCH_TEST_FRACTION
 from .output import OutputError, fatal_output_error
 from .progress import stage
 from .rendering import all_specs, render_specs
 from .run_folder import PARTS_DIR, jsonl, write_failure_part, write_parts
 
-DEFAULT_TEST_FRACTION = 490 / 3993     # MiSI-Bench's test share
+DEFAULT_TEST_FRACTION = MISI_BENCH_TEST_FRACTION
 
 
 @dataclass(frozen=True)

@@ -13,8 +13,9 @@ import re
 
 import numpy as np
 
-from .builders import SLOP, NoRationale, acceptor_limit
 from .evidence import Facts, View, evaluate, fmt, q
+from .limits import MAX_NO, SHARED_PROTON, SLOP, acceptor_limit
+from .readings import NoRationale
 from .templates import Writer
 
 _DECIMAL = re.compile(r"(?<![\w.])-?\d+\.\d+(?![\w.])")
@@ -166,9 +167,9 @@ def _check(f, views: dict, values: dict, record: dict) -> str:
             from ..data_files import load_table
             real = float(load_table("interactions/other_criteria.yaml")[crit[5:]]["max_distance"])
         elif crit == "widest N/O":
-            real = 3.53 + SLOP
+            real = MAX_NO + SLOP
         elif crit.startswith("shared proton"):
-            real = 2.65
+            real = SHARED_PROTON
         else:
             got = acceptor_limit(crit)
             if got is None:

@@ -6,12 +6,12 @@
     samples, failures = plan_samples(tasks[0], structure, style, split, seed)
 
 The package reads top to bottom: ``schema`` (spec language) → ``common`` (samples, seeds,
-cameras, per-structure context) → ``answer_kinds`` (how answers are read, scored, checked,
-guessed) → ``registry`` (``TaskType``: every rule of one task) → ``base`` (planner loop) → the
-task modules (``cloze_moves``, ``hbond_questions``, ``interaction_location``, ``option_choice``,
-``docking``; each exports ``TASK_TYPES``) → ``catalog`` (builds ``REGISTRY`` from them) →
-``spec`` (loads suites, their own task ``modules:`` and specs through the registry) →
-``scoring``.
+cameras, per-structure context) → ``program`` (typed programs) → ``answer_kinds`` (how answers are
+read, scored, checked, guessed) → ``registry`` (``TaskType``: every rule of one task) → ``base``
+(planner loop) → ``shared/`` (what a family of tasks shares) → one folder per task
+(``translation/`` … ``docking/``; each exports ``TASK_TYPES``) → ``catalog`` (builds ``REGISTRY``
+from them) → ``spec`` (loads suites, their own task ``modules:`` and specs through the registry) →
+``scoring``. Plugin tasks import ``misigen.tasks`` (the public task API), not these modules.
 Each Sample carries RenderSpecs (images, option images) that the pipeline renders once per
 distinct ``spec.key()``; the answer string comes from the one formatter of its task and its
 ``program`` holds the machine-readable ground truth.

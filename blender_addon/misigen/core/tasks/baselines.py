@@ -1,16 +1,15 @@
 """Random answers for the ``baseline`` command: a uniform draw from a task's answer space.
 
 Answer kinds draw from what a question shows (``atoms``: the atoms of its first image's sidecar,
-[] without one); move/roll tasks draw on the grid their programs state. The file reading stays
-in ``pipeline/baseline.py``; everything here is pure.
+[] without one); move/roll tasks draw on the grid their programs state (``grid``, ``grid_step``;
+each task's draw is in its folder). The file reading stays in ``pipeline/baseline.py``; everything
+here is pure.
 """
 from __future__ import annotations
 
 import math
 import random
-from collections import Counter
 
-from ..op_grammar import Op, format_ops, parse_ops
 
 LETTERS = "ABCD"
 
@@ -74,12 +73,12 @@ def random_residues(rec: dict, rng: random.Random, atoms: list) -> str:
 
 
 # ------------------------------------------------------------------ move/roll grids (per task type)
-def _grid(lo: float, hi: float, step: float) -> list[float]:
+def grid(lo: float, hi: float, step: float) -> list[float]:
     n = int(math.floor((hi - lo) / step + 1e-9))
     return [v for v in (round(lo + i * step, 6) for i in range(n + 1)) if v != 0]
 
 
-def _step(values, program_step=None) -> float:
+def grid_step(values, program_step=None) -> float:
     """The grid step: the program's, else the gcd of the given values (in thousandths)."""
     if program_step:
         return float(program_step)
@@ -87,35 +86,3 @@ def _step(values, program_step=None) -> float:
     for v in values:
         g = math.gcd(g, abs(int(round(float(v) * 1000))))
     return g / 1000 if g else 1.0
-
-
-def cloze_space(records):
-    """One command: axis × value on the tasks' grid (``value_range``, ``value_step`` or the gcd)."""
-    ops = [parse_ops(r["answer"])[0] for r in records]
-    verb = Counter(o.verb for o in ops).most_common(1)[0][0]
-    progs = [r.get("program") or {} for r in records]
-    axes = sorted({a for p in progs for a in p.get("axes", [])} or {o.axis for o in ops})
-    ranges = [p["value_range"] for p in progs if "value_range" in p]
-    lo = min([r[0] for r in ranges] or [min(o.value for o in ops)])
-    hi = max([r[1] for r in ranges] or [max(o.value for o in ops)])
-    steps = [p.get("value_step") for p in progs if p.get("value_step")]
-    values = _grid(lo, hi, _step([o.value for o in ops] + [lo, hi], steps[0] if steps else None))
-    return lambda rec, rng, atoms: format_ops([Op(verb, rng.choice(axes), rng.choice(values))])
-
-
-def roll_move_space(records):
-    """A roll then a move, each on its grid (``roll_range``, ``move_range``)."""
-    truths = [parse_ops(r["answer"]) for r in records]
-    rolls = [o for t in truths for o in t if o.verb == "roll"]
-    moves = [o for t in truths for o in t if o.verb == "move"]
-    progs = [r.get("program") or {} for r in records]
-    r_lo = min([p["roll_range"][0] for p in progs if "roll_range" in p] or [-90.0])
-    r_hi = max([p["roll_range"][1] for p in progs if "roll_range" in p] or [90.0])
-    m_lo = min([p["move_range"][0] for p in progs if "move_range" in p] or [min(o.value for o in moves)])
-    m_hi = max([p["move_range"][1] for p in progs if "move_range" in p] or [max(o.value for o in moves)])
-    roll_axes = sorted({o.axis for o in rolls})
-    move_axes = sorted({o.axis for o in moves})
-    roll_values = _grid(r_lo, r_hi, _step([o.value for o in rolls] + [r_lo, r_hi]))
-    move_values = _grid(m_lo, m_hi, _step([o.value for o in moves]))
-    return lambda rec, rng, atoms: format_ops([Op("roll", rng.choice(roll_axes), rng.choice(roll_values)),
-                                               Op("move", rng.choice(move_axes), rng.choice(move_values))])

@@ -1,13 +1,22 @@
-"""The registry of the tasks misigen ships, built from the task modules' ``TASK_TYPES`` (in this
-order); suites add their own modules to it (``spec.load_suite``, ``modules:``)."""
+"""The registry of the tasks misigen ships, one folder each (``core/tasks/<task>/``, its ``TASK_TYPES``),
+in this order; suites add their own modules to it (``spec.load_suite``, ``modules:``)."""
 from __future__ import annotations
 
-from . import cloze_moves, docking, hbond_questions, interaction_location, option_choice
+from . import (docking, interaction_location, pocket_ligand_interaction, residue_ligand_interaction, rotation,
+               rotation_rotation, translation, translation_rotation, zooming)
 from .registry import Registry
 
-# T1 translation, T2 rotation, T3 zooming; T4 residue–ligand; T8 interaction location; T9 pocket–ligand;
-# T5 translation + rotation, T6 rotation + rotation; T7 docking
-BUILTIN_MODULES = (cloze_moves, hbond_questions, interaction_location, option_choice, docking)
+BUILTIN_MODULES = (
+    translation,                  # T1
+    rotation,                     # T2
+    zooming,                      # T3
+    residue_ligand_interaction,   # T4
+    pocket_ligand_interaction,    # T9
+    interaction_location,         # T8
+    translation_rotation,         # T5
+    rotation_rotation,            # T6
+    docking,                      # T7
+)
 REGISTRY = Registry(BUILTIN_MODULES)
 
 

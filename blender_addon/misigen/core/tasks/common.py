@@ -20,6 +20,7 @@ from ..style import atom_radii, style_hash
 
 LETTERS = "ABCD"
 COMPLEX = ("protein", "ligand")
+MISI_BENCH_TEST_FRACTION = 490 / 3993    # MiSI-Bench's test share: 490 of its 3,993 complexes
 
 
 class Rejected(Exception):
@@ -86,7 +87,7 @@ def make_rng(seed: int, structure: str, task: str, split: str, index) -> np.rand
         np.random.SeedSequence([int(seed) & 0xFFFFFFFFFFFFFFFF, stable_hash(structure, task, split, index)])))
 
 
-def split_for(structure_id: str, seed: int, test_fraction: float = 490 / 3993) -> str:
+def split_for(structure_id: str, seed: int, test_fraction: float = MISI_BENCH_TEST_FRACTION) -> str:
     """``train`` or ``test`` from a hash of (seed, structure id) alone: stable and per structure."""
     if not 0.0 <= test_fraction <= 1.0:
         raise ValueError(f"test_fraction must be in [0, 1], got {test_fraction}")
@@ -170,17 +171,6 @@ def fit_camera(points: np.ndarray, radii: np.ndarray, style: dict) -> Camera:
         far = float(cam.position[2] - (points[:, 2] - radii).min())
         cam = replace(cam, clip=(0.1, round(far + 10.0, 1)))
     return replace(cam, position=tuple(rnd(cam.position)), ortho_scale=round(float(cam.ortho_scale), 4))
-
-
-def zoom_camera(points: np.ndarray, radii: np.ndarray, style: dict, max_zoom: float, clearance: float) -> Camera:
-    """The front camera of the zooming task: "view all", then set back (if needed) so that after
-    the largest ``move z`` the nearest sphere is still ``clearance`` Å in front of the camera."""
-    cam = fit_camera(points, radii, style)
-    near = float((np.asarray(points)[:, 2] + radii).max())
-    z = max(cam.position[2], near + max_zoom + clearance)
-    far = float(z - (np.asarray(points)[:, 2] - radii).min())
-    return replace(cam, position=(cam.position[0], cam.position[1], round(z, 4)),
-                   clip=(0.1, round(far + 10.0, 1)))
 
 
 def frame_span(camera: Camera, xyz: np.ndarray, radii: np.ndarray) -> tuple[float, float]:
@@ -377,4 +367,4 @@ def op_from_dict(d: dict) -> Op:
 
 
 __all__ = ["Rejected", "Planned", "Sample", "split_for", "make_rng", "sample_seed", "range_values", "Context",
-           "context_for", "fit_camera", "zoom_camera", "view_distance", "view_change", "rmsd", "PARTS"]
+           "context_for", "fit_camera", "view_distance", "view_change", "rmsd", "PARTS"]

@@ -1,11 +1,7 @@
-"""Composite-score rules (MiSI-Bench Table 1) that task types and answer kinds point to.
+"""Composite-score rules (MiSI-Bench Table 1) shared by answer kinds and tasks; each task's own rule
+is its folder's (``shared/cloze.py``: one command, T1 and T2; ``docking/checks.py``: roll + move).
 
-- ``cloze`` (one move/roll command): 0 unless one command with the right verb and axis; then
-  max(0, 1 − |d̂ − d| / span), span = the width of ``program["value_range"]``.
-- ``docking`` (roll + move): rotation half + translation half. Rotation: 0 unless one roll about
-  the right axis, else 0.5 × max(0, 1 − |â − a| / span), span = width of ``program["roll_range"]``.
-  Translation: 0 unless one move along the right axis with sign(d̂) = sign(d), else
-  0.5 × max(0, 1 − |d̂ − d| / |d|). The halves are found by verb, so their order does not matter.
+- ``closeness``: 1 at the truth, falling linearly to 0 at a given span away (the rules above use it).
 - ``list_scores`` (lists of bonds or residues, compared as sets, a repeated entry counts once;
   H-bonds as counted equivalence-class keys, so ASP OD2 for OD1 or a ligand atom of the same
   symmetry class is the same bond and a bidentate pair stays two, core/equivalence.py):
@@ -17,42 +13,10 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ..op_grammar import parse_ops
 
-
-def _closeness(pred: float, true: float, scale: float) -> float:
+def closeness(pred: float, true: float, scale: float) -> float:
+    """1 at the truth, falling linearly to 0 at ``scale`` away."""
     return max(0.0, 1.0 - abs(pred - true) / scale)
-
-
-def cloze(strict: str, truth: str, program: dict, exact: int) -> float:
-    (true,) = parse_ops(truth)
-    pred = parse_ops(strict)
-    if "value_range" not in program:         # a record without its range: all or nothing
-        return float(exact)
-    if len(pred) != 1 or pred[0].verb != true.verb or pred[0].axis != true.axis:
-        return 0.0
-    lo, hi = program["value_range"]
-    return _closeness(pred[0].value, true.value, float(hi) - float(lo))
-
-
-def docking(strict: str, truth: str, program: dict, exact: int) -> float:
-    true = parse_ops(truth)
-    t_roll = next(o for o in true if o.verb == "roll")
-    t_move = next(o for o in true if o.verb == "move")
-    pred = parse_ops(strict)
-    rolls = [o for o in pred if o.verb == "roll"]
-    moves = [o for o in pred if o.verb == "move"]
-    lo, hi = program.get("roll_range", (-90.0, 90.0))
-    score = 0.0
-    if len(rolls) == 1 and rolls[0].axis == t_roll.axis:
-        score += 0.5 * _closeness(rolls[0].value, t_roll.value, float(hi) - float(lo))
-    if len(moves) == 1 and moves[0].axis == t_move.axis and _sign(moves[0].value) == _sign(t_move.value) != 0:
-        score += 0.5 * _closeness(moves[0].value, t_move.value, abs(t_move.value))
-    return score
-
-
-def _sign(x: float) -> int:
-    return (x > 0) - (x < 0)
 
 
 def list_scores(entries, strict: str | None, truth: str) -> dict:

@@ -1,4 +1,5 @@
-"""Blind guessers of the audit (``core/audit.py``), as the task types and answer kinds name them.
+"""Blind guessers of the audit (``core/audit.py``) that answer kinds and several tasks share (letters,
+move/roll majorities, option texts, option images); a task's own guessers are in its folder.
 
 Each hook adds rows to the audit's ``rows`` (``add(name, credit, chance, kind)`` per question,
 ``set(name, credit, n, chance, kind)`` for totals) and may note things in the task's ``section``.
@@ -13,7 +14,6 @@ import numpy as np
 from ..op_grammar import parse_ops
 
 LETTERS = "ABCD"
-POLAR_SIDE_CHAINS = {"SER", "THR", "ASN", "GLN", "ASP", "GLU", "LYS", "ARG", "HIS", "TYR", "TRP", "CYS"}
 
 
 def _pick(scores: list[float], best=min) -> list[int]:
@@ -146,38 +146,3 @@ def option_images(recs, rows, section, load_image=None) -> None:
                 rows.add(name, _credit(picked, correct), min(1.0, 2 / len(opts)), "partial solver")
             else:
                 rows.add(name, _credit(picked, correct), 1 / len(opts), "option images")
-
-
-# ------------------------------------------------------------------ Yes/No about one residue
-RESIDUE_GUESSERS = ("majority answer", "residue type (leave-one-out)", "polar side chain says Yes")
-
-
-def residue_question(recs, rows, section, load_image=None) -> None:
-    yes = [r["answer"] != "No" for r in recs]
-    majority = Counter(yes).most_common(1)[0][0]
-    by_type = defaultdict(list)
-    for r, y in zip(recs, yes):
-        by_type[r["program"]["residue"]["resname"]].append(y)
-    for r, y in zip(recs, yes):
-        rows.add("majority answer", float(y == majority), 0.5, "prior")
-        others = list(by_type[r["program"]["residue"]["resname"]])
-        others.remove(y)
-        n_yes = sum(others)
-        guess = 0.5 if 2 * n_yes == len(others) else float((2 * n_yes > len(others)) == y)
-        rows.add("residue type (leave-one-out)", guess, 0.5, "question text")
-        rows.add("polar side chain says Yes", float((r["program"]["residue"]["resname"] in POLAR_SIDE_CHAINS) == y),
-                 0.5, "question text")
-        d = r["program"].get("min_polar_distance")
-        if d is not None:
-            rows.add("polar atoms within 3.5 Å say Yes (uses geometry)", float((d <= 3.5) == y), 0.5, "info")
-
-
-# ------------------------------------------------------------------ open lists
-LIST_GUESSERS = ("majority answer",)
-
-
-def list_answers(recs, rows, section, load_image=None) -> None:
-    """How often the list is empty, and the majority answer (informational)."""
-    section["answered_no"] = sum(1 for r in recs if r["answer"] == "No")
-    _top, count = Counter(r["answer"] for r in recs).most_common(1)[0]
-    rows.set("majority answer", count, len(recs), None, "info")

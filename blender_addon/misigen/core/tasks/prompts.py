@@ -94,10 +94,6 @@ FRAMING = {
     "choice_after_image": "Each start view is framed on its own (the camera centred on it and set back until "
                           "it fills the frame); image {after} and the option images keep the camera of image "
                           "{reference}, so positions and sizes compare directly.",
-    "docking": "Images {pocket} are framed on the pocket, images {ligand} on the moved ligand (magnified to fill "
-               "the frame) and image {combined} on both together, so sizes compare only within an image; the "
-               "camera never turns, so directions are the same in every image. Ligand atom names are shown "
-               "in the ligand-alone images only.",
 }
 
 

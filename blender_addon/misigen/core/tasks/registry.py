@@ -11,10 +11,11 @@ its ``TaskType``; the type names its ``AnswerKind`` (``answer_kinds.py``), which
 replace per record (``program["answer_kind"]``). ``program["kind"]`` stays in records as data for
 readers; no code dispatches on it.
 
-A task module exports its types explicitly (``TASK_TYPES = (TaskType(...), ...)``, and any new
-answer kinds as ``ANSWER_KINDS``); ``catalog.py`` builds the registry from the bundled modules,
-and a suite's ``modules:`` adds user modules the same way (``Registry.add_module``). Importing a
-module registers nothing by itself.
+A task's folder (``core/tasks/<task>/``; a plugin's module) exports its types explicitly
+(``TASK_TYPES = (TaskType(...), ...)``, and any new answer kinds as ``ANSWER_KINDS``); ``catalog.py``
+builds the registry from the bundled folders, and a suite's ``modules:`` adds user modules the same
+way (``Registry.add_module``). Importing a module registers nothing by itself. A user module's task
+is left out of MiSI-Bench's "Avg." row unless its entry says ``paper_average=True``.
 """
 from __future__ import annotations
 
@@ -44,7 +45,7 @@ class TaskType:
     description: str = ""
     # scoring: (strict, truth, program, exact) → composite in [0, 1]; None = the exact match
     composite: Callable | None = None
-    paper_average: bool = True             # counted in MiSI-Bench's "Avg." row
+    paper_average: bool = False            # counted in MiSI-Bench's "Avg." row (its own tasks say True)
     # validate: (record, sidecar) → problems; ``sidecar(rel)`` gives a ``core.sidecar.Sidecar`` or None
     rederive: Callable | None = None
     # audit: (records, rows, section, load_image) → None; adds this task's guessers to ``rows``
@@ -56,10 +57,15 @@ class TaskType:
     # baseline: (records of the task) → (record, rng, atoms) → a random answer; None = the answer kind's
     random_answer: Callable | None = None
     # training extras (``core/teaching.py``): (record, views, facts, writer) → None writes the step-by-step
-    # rationale from the sidecars (``core/rationale/builders.py``); None = records without one
+    # rationale from the sidecars (the readings of ``core/rationale``); None = records without one
     rationale: Callable | None = None
     # (record, sidecars) → {feature: value} of this task's difficulty (``core/difficulty.py``)
     difficulty: Callable | None = None
+    # the difficulty features its ``level`` grades (thresholds: ``core/data/difficulty.yaml``);
+    # None = that file's ``default`` list
+    level_features: tuple | None = None
+    # its program type (``program.Program``): how every reader of the task reads ``record["program"]``
+    program: type | None = None
     extra: dict = field(default_factory=dict)
 
 

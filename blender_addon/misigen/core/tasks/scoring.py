@@ -7,8 +7,8 @@ is flagged ``unparsed``.
 
 Exact match (Table 2): the canonical prediction equals the canonical answer; lists compare as
 sets, commands in the stated order. Composite (Table 1): list kinds score as sets
-(``composite.list_scores``, with F1); otherwise the task type's ``composite`` rule
-(``composite.cloze``, ``composite.docking`` …), else the exact match. Which tasks count in the
+(``composite.list_scores``, with F1); otherwise the task type's ``composite`` rule (in its
+folder: ``shared/cloze.py``, ``docking/checks.py`` …), else the exact match. Which tasks count in the
 paper's average is each task type's ``paper_average``.
 
 Task variants (a spec ``name`` over a task type, ``program["task_type"]``) score as their type.

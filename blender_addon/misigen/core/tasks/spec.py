@@ -25,6 +25,7 @@ from ..resources import task_specs_dir
 from ..style import read_yaml
 from ..interactions.definitions import definition_names
 from .catalog import REGISTRY, task_names, task_type
+from .common import MISI_BENCH_TEST_FRACTION
 from .schema import REQUIRED, Bool, Enum, Int, List, Map, Num, Str, check_template
 
 REPO_TASK_SPECS = task_specs_dir()     # bundled specs: package data, or the checkout's task_specs/
@@ -55,7 +56,7 @@ SUITE = Map({
     "description": (Str(), None),
     "tasks": (List(Str()), REQUIRED),
     "modules": (List(Str(), min_len=0), []),
-    "split": (Map({"test_fraction": (Num(0, 1), 490 / 3993)}), {}),
+    "split": (Map({"test_fraction": (Num(0, 1), MISI_BENCH_TEST_FRACTION)}), {}),
     "camera": (Map({"zoom_clearance": (Num(0), 4.0)}), {}),
     # which H-bond definition the ground truth uses (core/interactions/definitions.py)
     "hbonds": (Map({"definition": (Enum(definition_names()), None)}), {}),

@@ -1,6 +1,6 @@
-"""T7 docking: pocket alone, ligand alone (rotated about its own centre, moved beside the
-pocket), both together; the answer is the inverse that re-docks the ligand: roll first
-(about the ligand's own centre), then move: ``roll x 75, move x -14``.
+"""T7's planner: pocket alone, ligand alone (rotated about its own centre, moved beside the pocket),
+both together; the answer is the inverse that re-docks the ligand: roll first (about the ligand's own
+centre), then move: ``roll x 75, move x -14``.
 
 Framing (each image "view all" of what it shows): the pocket views fill the frame with the
 pocket, the ligand views with the ligand, the combined view with pocket + moved ligand, so
@@ -16,23 +16,20 @@ from dataclasses import replace
 
 import numpy as np
 
-from .. import geometry
-from ..op_grammar import Op, format_number, format_ops, parse_ops
-from ..errors import InputError
-from ..geometry import view_ops
-from ..labels import ligand_atom_id
-from . import prompts
-from .base import Planner, Unavailable
-from .common import (COMPLEX, Planned, Rejected, atom_classes, balanced_order, fit_camera, range_values, rnd,
-                     spec_coords, view_change)
-from . import baselines, composite, guessers, rederive
-from .cloze_moves import _features
-from .. import difficulty
-from ..rationale import builders as rationale
-from .registry import TaskType
-from .schema import REQUIRED, AXIS, VIEWS, Enum, List, Map, Num, Range, rejection
+from ... import geometry
+from ...geometry import view_ops
+from ...labels import ligand_atom_id
+from ...op_grammar import Op, format_number, format_ops, parse_ops
+from .. import prompts
+from ..base import Planner, Unavailable
+from ..common import (COMPLEX, Planned, Rejected, atom_classes, balanced_order, fit_camera, range_values, rnd,
+                      spec_coords, view_change)
+from .program import DockingProgram
 
 POCKET, LIGAND = ("protein",), ("ligand",)
+FRAMING = ("Images {pocket} are framed on the pocket, images {ligand} on the moved ligand (magnified to fill the frame) "
+           "and image {combined} on both together, so sizes compare only within an image; the camera never turns, "
+           "so directions are the same in every image. Ligand atom names are shown in the ligand-alone images only.")
 
 
 class DockingPlanner(Planner):
@@ -178,62 +175,22 @@ class DockingPlanner(Planner):
         texts.append("the pocket and the moved ligand together, seen from the front (the start orientation, "
                      "the frame of the answer)")
         n_p, n_l = len(d["pocket_views"]), len(d["ligand_views"])
-        framing = prompts.framing_text("docking", pocket=f"1–{n_p}" if n_p > 1 else "1",
-                                       ligand=f"{n_p + 1}–{n_p + n_l}" if n_l > 1 else str(n_p + 1),
-                                       combined=str(n_p + n_l + 1))
+        framing = FRAMING.format(pocket=f"1–{n_p}" if n_p > 1 else "1",
+                                 ligand=f"{n_p + 1}–{n_p + n_l}" if n_l > 1 else str(n_p + 1), combined=str(n_p + n_l + 1))
         question = self.question(texts, labels=self.labels, displacement_axis=ax_move, framing=framing,
                                  rotation_range=prompts.values_text(self.angles, "degrees"),
                                  distance_range=f"a whole number of Å (a multiple of "
                                                 f"{format_number(d['displacement']['extra']['step'])} Å)")
         lo = min(self.base.values()) + min(self.extras)
         hi = max(self.base.values()) + max(self.extras)
-        program = {"kind": "docking", "ops": [o.as_dict() for o in answer_ops],
-                   "perturbation": [o.as_dict() for o in pert], "order": "roll about the ligand centre, then move",
-                   "centre": rnd(self.centre), "ligand_centre": rnd(self.full.coords[self.full.ligand].mean(axis=0)),
-                   "displaced_ligand_centre": rnd(moved.mean(axis=0)), "side": side,
-                   "roll_range": [min(self.angles), max(self.angles)], "move_range": [-hi, hi],
-                   "roll_axes": list(d["rotation"]["axes"]),
-                   "answer_space": len(d["rotation"]["axes"]) * len(self.angles) * len(d["displacement"]["sides"])
-                   * len(self.extras),
-                   "move_magnitude_range": [lo, hi],
-                   "clearing_distance": self.base[side], "extra": dist - self.base[side], "replay_error": err,
-                   "balance_class": {"axis": axis, "side": side, "roll_sign": "+" if angle > 0 else "-"}}
-        return Planned(question, images, answer, program)
-
-
-# ------------------------------------------------------------------ registration
-SCHEMA = {
-    "pocket_views": (List(VIEWS), REQUIRED),
-    "ligand_views": (List(VIEWS), REQUIRED),
-    "combined_view": (Enum(("front",)), "front"),
-    "rotation": (Map({"axes": (List(AXIS), REQUIRED), "values": (Range(nonzero=True), REQUIRED)}), REQUIRED),
-    "displacement": (Map({"axis": (Enum(("x",)), "x"), "extra": (Range(), REQUIRED),
-                          "sides": (List(Enum(("left", "right"))), ["left", "right"])}), REQUIRED),
-    "rejection": (rejection(min_clash_distance=(Num(0), REQUIRED), min_screen_gap=(Num(-1, 1), REQUIRED),
-                            min_rotation_view=(Num(0, 1), REQUIRED)), REQUIRED),
-}
-FIELDS = frozenset({"displacement_axis", "rotation_range", "distance_range", "framing"})
-
-
-def _check(d: dict, path) -> None:
-    if any(v != int(v) for v in range_values(d["displacement"]["extra"])):
-        raise InputError(path, "displacement.extra: whole Å values (the clearing distance is a whole number)")
-
-
-def _distinct(d: dict) -> int:
-    return len(d["rotation"]["axes"]) * len(range_values(d["rotation"]["values"])) * \
-        len(d["displacement"]["sides"]) * len(range_values(d["displacement"]["extra"]))
-
-
-def _feature_space(program: dict, feat: str) -> int:
-    return {"roll axis": len(program.get("roll_axes", "xyz")), "roll sign": 2, "move axis": 1,
-            "move sign": 2}.get(feat, 0)
-
-
-TASK_TYPES = (
-    TaskType("docking", DockingPlanner, SCHEMA, FIELDS, "ops", check=_check, distinct_answers=_distinct,
-             features=_features, description="Put the displaced ligand back into its pocket.",
-             composite=composite.docking, rederive=rederive.redock, audit=guessers.ops_majorities(_feature_space),
-             guessers=guessers.OPS_GUESSERS, random_answer=baselines.roll_move_space,
-             rationale=rationale.redock, difficulty=difficulty.redock),
-)
+        program = DockingProgram(
+            ops=[o.as_dict() for o in answer_ops], perturbation=[o.as_dict() for o in pert],
+            order="roll about the ligand centre, then move", centre=rnd(self.centre),
+            ligand_centre=rnd(self.full.coords[self.full.ligand].mean(axis=0)),
+            displaced_ligand_centre=rnd(moved.mean(axis=0)), side=side,
+            roll_range=[min(self.angles), max(self.angles)], move_range=[-hi, hi], roll_axes=list(d["rotation"]["axes"]),
+            answer_space=len(d["rotation"]["axes"]) * len(self.angles) * len(d["displacement"]["sides"])
+            * len(self.extras),
+            move_magnitude_range=[lo, hi], clearing_distance=self.base[side], extra=dist - self.base[side],
+            replay_error=err, balance_class={"axis": axis, "side": side, "roll_sign": "+" if angle > 0 else "-"})
+        return Planned(question, images, answer, program.as_dict())

@@ -1,4 +1,4 @@
-"""T5 translation + rotation and T6 rotation + rotation: four option images, one correct.
+"""What T5 translation + rotation and T6 rotation + rotation share: four option images, one correct.
 
 The reference complex A is shown in its start views and (image 4) seen from the front after
 the program f2(f1(A)). The options show a target after candidate programs:
@@ -9,28 +9,31 @@ the program f2(f1(A)). The options show a target after candidate programs:
   after each candidate program applied once more.
 
 Options come from ``distractors.py``: the shortcut-free 2×2 product (default) or MiSI-Bench's
-three schemes (``design: paper``).
+three schemes (``design: paper``). The rationale is ``option_grid_rationale.py``; each task's
+folder names its two steps and builds its registry entry (``choice_type``).
 """
 from __future__ import annotations
 
 import itertools
 from collections import Counter
 
-from ..necessity import option_steps
-from ..op_grammar import Op, format_ops, parse_ops
-from ..errors import InputError
-from ..geometry import view_ops
-from . import prompts
-from .base import Planner, Unavailable
-from .common import (LETTERS, Planned, Rejected, atom_classes, balanced_order, context_for, in_frame, range_values,
-                     rmsd, rnd, view_change)
-from .distractors import CHANGES, SCHEMES, candidate_programs, product_grids, scheme_distractors
-from .pairing import partner_order
-from . import guessers
-from .. import difficulty
-from ..rationale import builders as rationale
-from .registry import TaskType
-from .schema import REQUIRED, VIEWS, Bool, Enum, Int, List, Map, Num, OPERATION, rejection
+import numpy as np
+
+from ... import difficulty
+from ...errors import InputError
+from ...geometry import view_ops
+from ...necessity import option_steps
+from ...op_grammar import format_ops, parse_ops
+from .. import guessers, prompts
+from ..base import Planner, Unavailable
+from ..common import (LETTERS, Planned, Rejected, atom_classes, balanced_order, context_for, in_frame, rmsd, rnd,
+                      view_change)
+from ..distractors import CHANGES, SCHEMES, candidate_programs, product_grids, scheme_distractors
+from ..pairing import partner_order
+from ..registry import TaskType
+from ..schema import REQUIRED, VIEWS, Bool, Enum, Int, List, Map, Num, OPERATION, rejection
+from .option_grid_program import ChoiceProgram
+from .option_grid_rationale import choice
 
 
 class ChoicePlanner(Planner):
@@ -194,25 +197,23 @@ class ChoicePlanner(Planner):
         images = self.start + [ref_after] + self.target
         question = self.question_text(images, order)
         roles = list(d["views"]) + ["reference after"] + [f"target {v}" for v in self.d["target_views"]]
-        program = {"kind": "choice", "ops": [o.as_dict() for o in prog], "answer_text": format_ops(prog),
-                   "image_roles": roles,
-                   "centre": rnd(self.centre), "target": d["target"], "after_view": d["after_view"],
-                   "design": d["distractors"]["design"], "correct": letter,
-                   "options": [{"letter": L, "ops": [o.as_dict() for o in p], "text": format_ops(p),
-                                "correct": L == letter} for L, p in zip(order, progs)],
-                   "min_option_rmsd": round(min(rmsd(self.posed(base, a)[0], self.posed(base, b)[0])
-                                                for i, a in enumerate(progs) for b in progs[i + 1:]), 3)}
-        if d["distractors"]["design"] == "product":
-            program["grid"] = [format_ops(g) for g in grid]
+        product = d["distractors"]["design"] == "product"
+        other = d["target"] == "other_complex"
+        program = ChoiceProgram(
+            ops=[o.as_dict() for o in prog], answer_text=format_ops(prog), image_roles=roles, centre=rnd(self.centre),
+            target=d["target"], after_view=d["after_view"], design=d["distractors"]["design"], correct=letter,
+            options=[{"letter": L, "ops": [o.as_dict() for o in p], "text": format_ops(p), "correct": L == letter}
+                     for L, p in zip(order, progs)],
+            min_option_rmsd=round(min(rmsd(self.posed(base, a)[0], self.posed(base, b)[0])
+                                      for i, a in enumerate(progs) for b in progs[i + 1:]), 3),
+            grid=[format_ops(g) for g in grid] if product else None,
             # the change each factor made in THIS question (drawn among the spec's kinds)
-            program["changes"] = [{"step": f["step"], "change": k}
-                                  for f, k in zip(d["distractors"]["product"], kinds)]
-        else:
-            program["scheme"] = scheme
-        if d["target"] == "other_complex":
-            program["target_structure"] = self.tctx.structure.id
-            program["target_centre"] = rnd(self.tctx.centre())
-        return Planned(question, images, letter, program, options)
+            changes=[{"step": f["step"], "change": k} for f, k in zip(d["distractors"]["product"], kinds)]
+            if product else None,
+            scheme=None if product else scheme,
+            target_structure=self.tctx.structure.id if other else None,
+            target_centre=rnd(self.tctx.centre()) if other else None)
+        return Planned(question, images, letter, program.as_dict(), options)
 
     def question_text(self, images, order) -> str:
         d = self.d
@@ -245,7 +246,7 @@ class ChoicePlanner(Planner):
                              target=target, framing=framing, labels_extra=extra)
 
 
-# ------------------------------------------------------------------ registration
+# ------------------------------------------------------------------ spec
 # one factor of the 2×2 product: the step it changes and the kinds of change drawn from per question
 FACTOR = Map({"step": (Int(0, 1), REQUIRED), "changes": (List(Enum(CHANGES)), REQUIRED)})
 SCHEMA = {
@@ -267,14 +268,14 @@ SCHEMA = {
 FIELDS = frozenset({"n_options", "option_images", "target", "framing"})
 
 
-def _check(name):
+def spec_check(name: str, verbs: tuple):
+    """A task's spec check: its two steps are ``verbs``; a ``move`` step moves in the screen plane."""
     def check(d: dict, path) -> None:
         s1, s2 = d["steps"]
-        want = ("move", "roll") if name == "translation_rotation" else ("roll", "roll")
-        for k, (s, w) in enumerate(zip((s1, s2), want)):
+        for k, (s, w) in enumerate(zip((s1, s2), verbs)):
             if s["verb"] != w:
                 raise InputError(path, f"steps[{k}].verb: {name} needs {w!r}, got {s['verb']!r}")
-        if name == "translation_rotation" and "z" in s1["axes"]:
+        if verbs[0] == "move" and "z" in s1["axes"]:
             raise InputError(path, "steps[0].axes: the translation step moves in the screen plane (x, y)")
         if d["after_view"] not in d["views"]:
             raise InputError(path, f"after_view: {d['after_view']!r} must be one of views {d['views']}")
@@ -301,7 +302,6 @@ def _check(name):
                     raise InputError(path, f"distractors.schemes: {scheme!r} gives only {worst} distinct "
                                            f"distractor(s) for some answers; {d['options'] - 1} needed")
         else:
-            import numpy as np
             rng = np.random.default_rng(0)
             if not any(next(product_grids(p, dd["product"], d, rng), None) for p in progs):
                 raise InputError(path, "distractors.product: no program has a full 2×2 option grid "
@@ -309,22 +309,30 @@ def _check(name):
     return check
 
 
-def _features(program: dict) -> list:
-    out = [("letter", program["correct"])]
-    for k, op in enumerate(program.get("ops", []), 1):
+def features(program: dict) -> list:
+    p = ChoiceProgram.from_dict(program)
+    out = [("letter", p.correct)]
+    for k, op in enumerate(p.ops or [], 1):
         out += [(f"step{k}_axis", op["axis"]), (f"step{k}_sign", "+" if op["value"] > 0 else "-")]
-    if "scheme" in program:
-        out.append(("scheme", program["scheme"]))
+    if p.scheme is not None:
+        out.append(("scheme", p.scheme))
     return out
 
 
-# MiSI-Bench's "Avg." leaves both out (near chance for every model it tested). Their answers are
-# letters (the answer kind's letter audit), and their options images (the image guessers).
-TASK_TYPES = tuple(
-    TaskType(name, ChoicePlanner, SCHEMA, FIELDS, "letter", check=_check(name), features=_features,
-             description=desc, paper_average=False, audit=guessers.option_images, guessers=guessers.IMAGE_GUESSERS,
-             option_steps=option_steps, rationale=rationale.choice, difficulty=difficulty.choice)
-    for name, desc in (("translation_rotation", "Apply the translation + rotation seen on the reference to the target."),
-                       ("rotation_rotation", "Apply the two rotations seen on the reference to the target.")))
+def difficulty_part(rec: dict, sidecars: dict) -> dict:
+    p = ChoiceProgram.from_dict(rec["program"])
+    return {"magnitude": difficulty.rounded(sum(abs(float(o["value"])) for o in p.ops), 2),
+            "option_gap_px": difficulty.rounded(difficulty.option_gap(difficulty.option_cars(rec, sidecars)), 2)}
 
-__all__ = ["ChoicePlanner", "candidate_programs", "scheme_distractors", "range_values", "Op", "TASK_TYPES"]
+
+def choice_type(name: str, description: str, verbs: tuple, level_features: tuple) -> TaskType:
+    """The registry entry of an option-grid task. MiSI-Bench's "Avg." leaves both out (near chance for
+    every model it tested). Their answers are letters (the answer kind's letter audit), and their
+    options images (the image guessers)."""
+    return TaskType(name, ChoicePlanner, SCHEMA, FIELDS, "letter", check=spec_check(name, verbs), features=features,
+                    description=description, paper_average=False, audit=guessers.option_images,
+                    guessers=guessers.IMAGE_GUESSERS, option_steps=option_steps, rationale=choice,
+                    difficulty=difficulty_part, level_features=level_features, program=ChoiceProgram)
+
+
+__all__ = ["ChoicePlanner", "ChoiceProgram", "choice_type"]

@@ -1,6 +1,7 @@
-"""T8 interaction location: which of 2–4 move options brings a named hydrogen bond (or, per spec,
-another interaction's centre) to the centre of the screen. A choice task with text options; it
-shares the H-bond planner base of T4/T9 (``hbond_questions.HBondPlanner``).
+"""T8's planner: which of 2–4 move options brings a named hydrogen bond (or, per spec, another
+interaction's centre) to the centre of the screen. Options come from ``distractors.py``: the
+shortcut-free 2×2 product of x and y moves (default) or MiSI-Bench's sign flips, scales and
+offsets (``design: paper``).
 """
 from __future__ import annotations
 
@@ -9,20 +10,15 @@ from collections import Counter
 
 import numpy as np
 
-from .. import geometry
-from ..necessity import option_steps
-from ..op_grammar import Op, format_number, format_ops, parse_ops
-from ..errors import InputError
-from . import guessers, kinds, prompts, rederive
-from .answers import hbond_entry
-from .common import LETTERS, Planned, Rejected, balanced_order, rnd
-from .distractors import move_grid, move_partner, paper_move_distractors
-from .hbond_questions import HB_REJECTION, INTERACTION, KIND_FIELDS, HBondPlanner
-from .base import Unavailable
-from .. import difficulty
-from ..rationale import builders as rationale
-from .registry import TaskType
-from .schema import REQUIRED, VIEWS, Bool, Enum, Int, List, Map, Num
+from ... import geometry
+from ...op_grammar import Op, format_number, format_ops, parse_ops
+from .. import kinds, prompts
+from ..answers import hbond_entry
+from ..base import Unavailable
+from ..common import LETTERS, Planned, Rejected, balanced_order, rnd
+from ..distractors import move_grid, move_partner, paper_move_distractors
+from ..shared.hbond import HBondPlanner
+from .program import LocationProgram
 
 
 def round_to(x: float, step: float) -> float:
@@ -166,61 +162,13 @@ class LocationPlanner(HBondPlanner):
         question = self.question(texts, labels=self.labels, hbond=hb_text, options_text=options_text,
                                  reference=str(ref), precision=format_number(prec), centre_rule=centre_rule,
                                  framing=prompts.framing_text("views"), **self.kind_fields())
-        program = {"kind": "location", "interaction": self.kind, "hbond": ent, "midpoint_camera_xyz": rnd(q, 3),
-                   "ops": [o.as_dict() for o in location_ops(a, b)], "answer_text": texts_opt[correct],
-                   "residual_camera_xy": rnd(moved[:2], 3), "precision": prec, "correct": letter,
-                   "centre": rnd(self.centre), "view": d["after_view"], "design": d["distractors"]["design"],
-                   "options": [{"letter": L, "ops": [o.as_dict() for o in location_ops(x, y)], "text": t,
-                                "correct": L == letter} for L, t, (x, y) in zip(order, texts_opt, pairs)]}
-        if changes is not None:
-            program["grid"] = [format_ops(location_ops(x, y)) for x, y in grid]
-            program["changes"] = [{"step": k, "change": c} for k, c in enumerate(changes)]
-        return Planned(question, self.specs, letter, program, texts_opt)
-
-
-# ------------------------------------------------------------------ registration
-T8 = {"views": (List(VIEWS), REQUIRED), "interaction": INTERACTION,
-      "after_view": (VIEWS, "front"),
-      "options": (Int(2, 4), 4),
-      "precision": (Num(0.001), 1.0),     # answers are written with at most 3 decimals
-      "min_offset": (Num(0), REQUIRED),
-      "distractors": (Map({"design": (Enum(("product", "paper")), "product"),
-                           "product": (Map({"try_magnitude": (Num(0, 1), 1.0),
-                                            "magnitude_steps": (List(Num(positive=True)), [2.0, 3.0]),
-                                            "magnitude_prior": (List(List(Num(0), 2, 2, unique=False), min_len=0),
-                                                                [])}), {}),
-                           "sign_flips": (Bool(), True), "scales": (List(Num(positive=True), min_len=0), []),
-                           "offsets": (List(Num(positive=True), min_len=0), []),
-                           "min_gap": (Num(0), REQUIRED)}), REQUIRED),
-      "rejection": (HB_REJECTION, REQUIRED)}
-
-
-def _check_t8(d: dict, path) -> None:
-    dd = d["distractors"]
-    if d["after_view"] not in d["views"]:
-        raise InputError(path, f"after_view: {d['after_view']!r} must be one of views {d['views']}")
-    if dd["design"] == "product":
-        if d["options"] != 4:
-            raise InputError(path, "options: the 2×2 product design has exactly 4 options")
-        pd = dd["product"]
-        if pd["try_magnitude"] > 0 and min(pd["magnitude_steps"]) < dd["min_gap"]:
-            raise InputError(path, f"distractors.product.magnitude_steps: each must be at least min_gap "
-                                   f"({dd['min_gap']} Å), or magnitude options would sit too close")
-    elif d["options"] - 1 > (3 if dd["sign_flips"] else 0) + 2 * len(dd["scales"]) + len(dd["scales"]) ** 2 + \
-            4 * len(dd["offsets"]):
-        raise InputError(path, "distractors: too few sign flips, scales and offsets for the number of options")
-
-
-def _t8_features(program: dict) -> list:
-    return [("letter", program["correct"])]
-
-
-TASK_TYPES = (
-    TaskType("interaction_location", LocationPlanner, T8,
-             frozenset({"hbond", "options_text", "reference", "precision", "framing", "centre_rule"}) | KIND_FIELDS,
-             "letter", check=_check_t8, features=_t8_features,
-             description="Which translation centres the named hydrogen bond on screen?",
-             rederive=rederive.hbonds_only(rederive.centred_bond), audit=guessers.option_texts,
-             guessers=guessers.TEXT_GUESSERS, option_steps=option_steps, rationale=rationale.location,
-             difficulty=difficulty.location),
-)
+        program = LocationProgram(
+            interaction=self.kind, hbond=ent, midpoint_camera_xyz=rnd(q, 3),
+            ops=[o.as_dict() for o in location_ops(a, b)], answer_text=texts_opt[correct],
+            residual_camera_xy=rnd(moved[:2], 3), precision=prec, correct=letter, centre=rnd(self.centre),
+            view=d["after_view"], design=d["distractors"]["design"],
+            options=[{"letter": L, "ops": [o.as_dict() for o in location_ops(x, y)], "text": t, "correct": L == letter}
+                     for L, t, (x, y) in zip(order, texts_opt, pairs)],
+            grid=None if changes is None else [format_ops(location_ops(x, y)) for x, y in grid],
+            changes=None if changes is None else [{"step": k, "change": c} for k, c in enumerate(changes)])
+        return Planned(question, self.specs, letter, program.as_dict(), texts_opt)

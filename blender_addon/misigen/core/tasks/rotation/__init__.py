@@ -1,0 +1,14 @@
+"""T2 rotation: start views + the front after one ``roll`` about a screen axis through the complex's
+centre; which roll? Everything but its operation and rationale is the cloze family's
+(``shared/cloze.py``).
+"""
+from __future__ import annotations
+
+from ..shared.cloze import cloze_type
+from .rationale import roll
+
+TASK_TYPES = (
+    cloze_type("rotation", "Infer a rotation of the complex about a screen axis through its centre.", "roll",
+               {"x", "y", "z"}, rationale=roll,
+               level_features=("option_gap_px", "magnitude_share", "occlusion_max", "atoms_shown")),
+)

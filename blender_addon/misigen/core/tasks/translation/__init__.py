@@ -1,0 +1,12 @@
+"""T1 translation: start views + the front after one ``move`` in the screen plane; which move?
+Everything but its operation and rationale is the cloze family's (``shared/cloze.py``).
+"""
+from __future__ import annotations
+
+from ..shared.cloze import cloze_type
+from .rationale import move_xy
+
+TASK_TYPES = (
+    cloze_type("translation", "Infer a translation of the complex in the screen plane.", "move", {"x", "y"},
+               rationale=move_xy, level_features=("option_gap_px", "occlusion_max", "atoms_shown")),
+)

@@ -1,0 +1,12 @@
+"""T5 translation + rotation: the reference complex is moved, then turned; choose the option image
+that shows another complex of the run (the target, ``target: other_complex``) after the same two
+steps. Everything but its two steps is the option-grid family's (``shared/option_grid.py``).
+"""
+from __future__ import annotations
+
+from ..shared.option_grid import choice_type
+
+TASK_TYPES = (
+    choice_type("translation_rotation", "Apply the translation + rotation seen on the reference to the target.",
+                verbs=("move", "roll"), level_features=("option_gap_px", "occlusion_max", "atoms_shown")),
+)
