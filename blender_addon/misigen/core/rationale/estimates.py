@@ -64,16 +64,25 @@ class Vector:
 
 def view_pair(views: list[View], keys) -> tuple[View, View, str] | None:
     """Two canonical views in which every atom of ``keys`` is citable, the second showing the direction
-    the first cannot (its depth); the first such pair in image order; (first, second, that axis)."""
+    the first cannot (its depth): (first, second, that axis). Of all such pairs, the one whose atoms lie
+    nearest their images' centres (pixels): off-centre, a depth difference shifts an offset (perspective)."""
     named = [(v, view_of(v)) for v in views]
     named = [(v, n) for v, n in named if n and all(v.citable(k) for k in keys)]
+    best = None
     for a, na in named:
         (ua, _), (va, _) = image_axes(na)
         missing = next(x for x in AXES if x not in (ua, va))
         for b, nb in named:
             if b is not a and missing in (image_axes(nb)[0][0], image_axes(nb)[1][0]):
-                return a, b, missing
-    return None
+                lever = max(_off_centre(a, keys), _off_centre(b, keys))
+                if best is None or lever < best[0] - 1e-9:
+                    best = (lever, a, b, missing)
+    return None if best is None else best[1:]
+
+
+def _off_centre(view: View, keys) -> float:
+    u, v = midpoint(view, keys)
+    return round(float(np.hypot(u - view.width / 2, v - view.height / 2)) / view.width, 6)
 
 
 def midpoint(view: View, keys) -> tuple[float, float]:

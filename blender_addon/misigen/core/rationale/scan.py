@@ -72,8 +72,8 @@ def scan_text(text: str, facts) -> list[str]:
             reference = REFERENCE if unit == "Å" else {"camera"}
             ok = any(f.kind in reference for f in cands) or (about and any(f.estimate for f in cands))
         if not ok:
-            problems.append(f"rationale quotes {tok} {unit}, which is neither a reading, a reference nor an estimate "
-                            f"marked 'about'")
+            problems.append(f"rationale quotes {tok}{'' if unit == '°' else ' '}{unit}, which is neither a reading, a "
+                            f"reference nor an estimate marked 'about'")
     return problems
 
 
