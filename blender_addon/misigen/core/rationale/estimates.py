@@ -113,6 +113,7 @@ def two_view(F: Facts, W, A: View, B: View, missing: str, tag: str, sa: Scale, s
     words = {"img": A.k, "view": view_of(A), "img2": B.k, "view2": view_of(B), "a": a, "b": b,
              "du": _quoted(F, f"{tag}_du"), "dv": _quoted(F, f"{tag}_dv"), "dw": _quoted(F, f"{tag}_dw"),
              "ds": _quoted(F, f"{tag}_ds"), "da": _quoted(F, f"{tag}_d{ac}"), "dir": _dir(wc), "sdir": _dir(sc),
+             "adir": _dir(ac),
              "scale": say_scale(W, sa)}
     if min(abs(F.values[f"{tag}_ds"]), abs(F.values[f"{tag}_d{ac}"])) >= least:
         words["k"] = F.calc(f"{tag}_k", f"abs({tag}_d{ac}) / abs({tag}_ds)", 2)

@@ -79,7 +79,8 @@ def read_vectors(F: Facts, A: View, D: View, P, Q, S, tag="") -> dict:
     sc = "v" if zc == "u" else "u"                      # D's other axis: the front's x or y, shared with A
     shared = dict(zip("uv", image_axes(name)))[sc][0]
     ac = "u" if shared == "x" else "v"                 # the same axis in A
-    out = {"zdir": "across" if zc == "u" else "down", "sdir": "across" if sc == "u" else "down", "zview": name}
+    out = {"zdir": "across" if zc == "u" else "down", "sdir": "across" if sc == "u" else "down", "zview": name,
+           "adir": "across" if ac == "u" else "down"}
     for n, b in (("1", Q), ("2", S)):
         out[f"du{n}"] = F.offset(A, P, b, "u", f"{tag}du{n}")
         out[f"dv{n}"] = F.offset(A, P, b, "v", f"{tag}dv{n}")
