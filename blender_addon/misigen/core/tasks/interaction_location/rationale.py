@@ -139,7 +139,8 @@ def location(rec, V, F: Facts, W) -> None:
     else:
         raise NoRationale("the H-bond's atoms are not citable in the reference view")
     prec = float(1.0 if p.precision is None else p.precision)
-    F.given("precision", prec, "precision")
+    if p.precision is not None:
+        F.given("precision", prec, "precision")
     want = {o["axis"]: float(o["value"]) for o in p.ops}
     for n, (a, b) in enumerate(reference_bonds(A, centre.near)[:60]):
         F2 = F.fork()

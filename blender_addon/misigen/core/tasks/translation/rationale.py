@@ -29,7 +29,8 @@ def move_xy(rec, V, F: Facts, W) -> None:
     op, ref, after, A, B, step = one_move(rec, V)
     for n, (a, b) in enumerate(ordered_bonds(A, [B])):
         F2 = F.fork()
-        F2.given("step", step, "value_step")
+        if rec["program"].get("value_step") is not None:
+            F2.given("step", step, "value_step")
         (ua, va, ub, vb, du, dv, est), axis, value, scale = _read(F2, A, B, a, b, step)
         if n == 0:
             err = reading_error(F2, F2.values["est"], [scale])

@@ -36,6 +36,8 @@ def move_z(rec, V, F: Facts, W) -> None:
     op, ref, after, A, B, step = one_move(rec, V)
     if not A.perspective:
         raise NoRationale("move z needs a perspective camera")
+    if rec["program"].get("value_step") is not None:
+        F.given("step", step, "value_step")
     first = True
     for a, b in ordered_bonds(A, [B]):
         F2 = F.fork()
