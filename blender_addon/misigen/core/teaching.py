@@ -8,7 +8,7 @@ rendered: a ``--level`` filter then costs no render, and runs that do not render
 from __future__ import annotations
 
 from .difficulty import LEVELS, difficulty_features, level_of
-from .rationale import make_rationale
+from .rationale import write_rationale
 from .scene_plan import annotate, shown_structure
 
 
@@ -39,6 +39,10 @@ def enrich(samples: list, task, cache: SidecarCache, levels=()) -> tuple[list, l
     """Give each sample's program its ``difficulty`` (features + ``level``) and the sample its
     rationale (its task type's builder with the spec's template; None where either is missing or
     the images do not support one); keep only ``levels`` when given.
+    The rationale's estimates give two features: ``reading_margin`` (the least margin, in reading
+    errors, by which the estimates from the images decide the answer; None where the task's
+    derivation quotes none) and ``estimate_ambiguous`` (that margin is below 1: within a reading's
+    error the images leave the answer open).
     Returns (kept samples, Failures of the samples left out by level)."""
     from .failures import Failure
     from .tasks import task_type
@@ -49,14 +53,18 @@ def enrich(samples: list, task, cache: SidecarCache, levels=()) -> tuple[list, l
         rec = s.as_record()
         cars = cache.for_sample(s)
         feats = difficulty_features(rec, cars, tt.difficulty)
+        written = write_rationale(rec, cars, task.rationale, tt.rationale) if tt.rationale is not None else None
+        margin = written.reading_margin if written is not None else None
+        feats["reading_margin"] = margin
+        feats["estimate_ambiguous"] = None if margin is None else bool(margin < 1.0)
         feats["level"] = level_of(feats, tt.level_features)
         s.program["difficulty"] = feats
         if levels and feats["level"] not in levels:
             dropped.append(Failure(s.structure, f"level {feats['level']} (this run keeps {', '.join(levels)})",
                                    task=s.task, sample=s.id, category="level"))
             continue
-        if tt.rationale is not None and task.rationale is not None:
-            s.rationale, _why = make_rationale(rec, cars, task.rationale, tt.rationale)
+        if written is not None and task.rationale is not None:
+            s.rationale = written.text
         kept.append(s)
     return kept, dropped
 
