@@ -276,25 +276,11 @@ class Context:
         """Protein–ligand H-bonds of the full structure, one per (residue, protein atom, ligand
         atom), in the finder's order (chain, resseq, icode, protein atom, ligand atom), by the
         named H-bond definition (the suite's ``hbonds.definition``; None: the default)."""
-        def make():
-            from ..interactions import find_interactions
-            seen, out = set(), []
-            for it in find_interactions(self.structure, kinds=("hbond",), definition=definition,
-                                          keep=pocket_keep(self.style)):
-                if it.kind != "hbond":
-                    continue
-                key = (it.chain, int(it.resseq), it.icode, it.resname, it.protein_atom, it.ligand_atom)
-                if key not in seen:
-                    seen.add(key)
-                    out.append(it)
-            return out
-        return self._memo(("hbonds", definition), make)
+        return self.interactions("hbond", definition)
 
     def interactions(self, kind: str, definition: str | None = None) -> list:
-        """Protein–ligand interactions of one kind (H-bonds: ``hbonds``), one per partner identity."""
-        if kind == "hbond":
-            return self.hbonds(definition)
-
+        """Protein–ligand interactions of one kind of the full structure, one per partner identity
+        (an H-bond's: its residue and two atoms), in the finder's order."""
         def make():
             from ..interactions import find_interactions
             seen, out = set(), []
