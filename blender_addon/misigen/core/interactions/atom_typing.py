@@ -418,7 +418,7 @@ def type_structure(s, active_cutoff: float = 9.0, definition=None) -> Typed:
             notes["ligand_typing"] = "rdkit"
         elif chem and mol is not None and from_ccd and mol.GetNumAtoms() == len(lig_rows):
             # CCD template bond orders through RDKit; atoms the template did not describe
-            # keep their geometry types (het_ligand.TEMPLATE_PROP)
+            # keep their geometry types (core/ligand TEMPLATE_PROP)
             t = _rdkit_types(s, lig_rows, nb)
             g = geometry_types(lig_rows, s.coords, s.element, nb, lig_rings, imine_n2=rules["imine_n2"],
                                urea_ng=rules["urea_ng_plus"])

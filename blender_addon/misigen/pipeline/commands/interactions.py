@@ -29,7 +29,7 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     import json
 
-    from ...core.het_ligand import prefetch_templates
+    from ...core.ligand import prefetch_templates
     from ...core.interactions import INTERACTION_KINDS, find_interactions, format_table
     from ...core.loader import discover_inputs, load_structure
     from .. import summaries
