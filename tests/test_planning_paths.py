@@ -10,7 +10,7 @@ from misigen.core.loader import discover
 from misigen.pipeline.unit import plan_structure
 
 SEED = 3
-TASKS = ("translation", "residue_ligand_interaction", "pocket_ligand_interaction", "translation_rotation")
+TASKS = ("translation", "interaction_location", "pocket_ligand_interaction", "translation_rotation")
 
 
 def _records(samples) -> list[str]:
@@ -46,6 +46,7 @@ def test_the_api_plans_what_generate_plans(planned, examples):
         assert _records(samples) == _records(by_task[task]), task
 
 
+@pytest.mark.slow      # imports bpy and loads every bundled example as the preview's partners
 def test_the_gui_preview_plans_what_generate_plans(planned, examples):
     pytest.importorskip("bpy", reason="the GUI module imports bpy")
     from misigen.ui import session
