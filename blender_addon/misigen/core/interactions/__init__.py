@@ -1,7 +1,7 @@
 """Protein–ligand interactions: H-bonds (ChimeraX `hbonds` definition) and beyond.
 
     from misigen.core.interactions import find_interactions, Interaction, INTERACTION_KINDS, KINDS
-    find_interactions(structure, kinds=("hbond",), relax=True, dist_slop=0.4, angle_slop=20.0)
+    find_interactions(structure, kinds=("hbond", "salt_bridge"))   # slops: the criteria's relaxation
 
 Each kind is one entry of ``KINDS`` (``kinds.py``: its detector, words and criteria). Criteria, sources
 and the choices made on the reference's quirks: docs/INTERACTIONS.md. No bpy here.

@@ -46,11 +46,12 @@ def shared_proton_limit() -> Limit:
     return Limit(SHARED_PROTON, float(criteria()["shared_proton"]["max_distance"]), relaxed=False)
 
 
-def _acceptor_rules() -> list[Rule]:
+@functools.lru_cache(maxsize=None)
+def _acceptor_rules() -> tuple[Rule, ...]:
     """Every acceptor rule the finder can match: the listed ones and each generic one per type."""
     c = criteria()
-    return [listed_acceptor(r["id"]) for r in c["acceptors"]] + \
-        [generic_acceptor(key, t) for key in c["generic_acceptors"] for t in sorted(ACCEPTOR_TYPES)]
+    return tuple([listed_acceptor(r["id"]) for r in c["acceptors"]] +
+                 [generic_acceptor(key, t) for key in c["generic_acceptors"] for t in sorted(ACCEPTOR_TYPES)])
 
 
 def _elements(rule: Rule) -> str:

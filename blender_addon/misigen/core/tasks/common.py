@@ -230,9 +230,10 @@ def same_pose(a: RenderSpec, b: RenderSpec) -> bool:
 
 # ------------------------------------------------------------------ per-structure context
 class Context:
-    """Everything the planners compute once per (structure, style): shown sets, centres,
-    view cameras, interactions. Cached by object identity (bounded), so planning every task
-    of one structure reuses it; results never depend on what else was planned."""
+    """Everything the planners compute once per (structure, style): posed coordinates,
+    interactions, row maps (the shown sets themselves live in ``scene_plan.SHOWN``). Cached by
+    object identity (bounded), so planning every task of one structure reuses it; results never
+    depend on what else was planned."""
 
     def __init__(self, structure: Structure, style: dict):
         self.structure = structure
