@@ -13,26 +13,45 @@ from .scene_plan import annotate, shown_structure
 
 
 class SidecarCache:
-    """Sidecars by render key for one unit of work (a structure and the partners it loaded)."""
+    """Sidecars by render key for one unit of work (a structure and the partners it loaded).
+    ``structures``: id -> Structure; ``load``: id -> Structure for one not in it (a partner)."""
 
-    def __init__(self, structures: dict):
+    def __init__(self, structures: dict, load=None):
         self.structures = structures
+        self.load = load
         self.by_key: dict = {}
-        self._shown: dict = {}
+
+    def structure(self, structure_id: str):
+        if structure_id not in self.structures and self.load is not None:
+            return self.load(structure_id)
+        return self.structures[structure_id]
 
     def of(self, spec) -> dict:
         key = spec.key()
         if key not in self.by_key:
-            sel = (spec.structure_id, spec.parts, spec.residues, id(spec.style))
-            if sel not in self._shown:
-                self._shown[sel] = shown_structure(self.structures[spec.structure_id], spec.style, spec.parts,
-                                                   spec.residues)
-            shown = self._shown[sel]
+            shown = shown_structure(self.structure(spec.structure_id), spec.style, spec.parts, spec.residues)
             self.by_key[key] = annotate(shown, spec, spec.matrices(shown)[0])
         return self.by_key[key]
 
     def for_sample(self, sample) -> dict:
         return {f"images/{spec.key()}.png": self.of(spec) for spec in sample.render_specs()}
+
+
+def plan_and_enrich(task, structure, style: dict, split: str, seed: int, partners=None,
+                    cache: SidecarCache | None = None) -> tuple[list, list]:
+    """The samples of one task for one structure as every caller makes them (``generate``, the API,
+    the GUI's task preview): planned (``core.tasks.plan_samples``), then ``enrich``-ed with their
+    rationale, difficulty and level, keeping only the spec's ``levels`` when it names some.
+    ``partners``: a ``PartnerCatalog`` (T5); ``cache``: the unit's sidecars (one per structure and its
+    partners; a fresh one if None). Returns (samples, Failures: not made, or left out by level)."""
+    from .failures import Failure
+    from .tasks import plan_samples
+
+    if cache is None:
+        cache = SidecarCache({structure.id: structure}, partners.load if partners is not None else None)
+    got, failed = plan_samples(task, structure, style, split, seed, partners)
+    kept, dropped = enrich(got, task, cache, tuple(task.data.get("levels") or ()))
+    return kept, [f if isinstance(f, Failure) else Failure.from_dict(f) for f in failed] + dropped
 
 
 def enrich(samples: list, task, cache: SidecarCache, levels=()) -> tuple[list, list]:

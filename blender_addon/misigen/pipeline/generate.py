@@ -119,7 +119,7 @@ def _run_locked(setup: RunSetup, config: RunConfig, lock, t_start: float) -> dic
                            config.per_worker or DEFAULT_STRUCTURES_PER_WORKER,
                            **config.ray_options)              # an executor that cannot run fails here
     stats = RunStats(units=len(setup.mine), skipped=len(setup.mine) - len(todo))
-    from ..core.het_ligand import prefetch_templates
+    from ..core.ligand import prefetch_templates
     prefetch_templates([setup.ctx.catalog[i] for i in todo])    # one CCD read for all HETATM ligands here
     ctx = setup.ctx
     remember_tasks(ctx, setup.tasks)

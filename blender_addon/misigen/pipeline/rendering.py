@@ -134,16 +134,12 @@ class GroupRendered:
 
 
 def render_group(structure, specs: list, out: Path, device: str, extra: list | None = None,
-                 shown_cache: dict | None = None, names: list | None = None,
-                 sidecars: dict | None = None) -> GroupRendered:
+                 names: list | None = None, sidecars: dict | None = None) -> GroupRendered:
     """Open one renderer for ``specs`` (same structure, residue set and style: one scene),
     render each to ``out/images`` with its sidecar (``extra[i]``: more sidecar keys; ``names[i]``:
     the file name without .png, default the spec's key), close it.
-    ``shown_cache`` keeps the shown atoms of each selection across groups; ``sidecars``: render key ->
-    sidecar made while planning (``core.teaching``), written as is."""
+    ``sidecars``: render key -> sidecar made while planning (``core.teaching``), written as is."""
     first = specs[0]
-    shown_cache = {} if shown_cache is None else shown_cache
-    style_key = json.dumps(first.style, sort_keys=True)
     done = GroupRendered()
     t0 = time.perf_counter()
     scene_atoms = shown_structure(structure, first.style, SCENE_PARTS, first.residues)
@@ -153,10 +149,7 @@ def render_group(structure, specs: list, out: Path, device: str, extra: list | N
     try:
         jobs = []
         for i, spec in enumerate(specs):
-            sel = (structure.id, spec.parts, spec.residues, style_key)
-            if sel not in shown_cache:
-                shown_cache[sel] = shown_structure(structure, spec.style, spec.parts, spec.residues)
-            shown = shown_cache[sel]
+            shown = shown_structure(structure, spec.style, spec.parts, spec.residues)
             jobs.append((shown, spec, spec.matrices(shown)[0], extra[i] if extra else {}))
         t1 = time.perf_counter()
         done.images = render_many(renderer, jobs, out, done.seconds,
@@ -195,9 +188,8 @@ def render_specs(structures: dict, specs: dict[str, RenderSpec], out: Path, devi
     for key in sorted(todo):
         spec = todo[key]
         groups[(spec.structure_id, spec.residues, json.dumps(spec.style, sort_keys=True))].append(spec)
-    shown_cache: dict = {}      # the shown atoms of one (structure, parts, residues) selection, computed once
     for (sid, _residues, _style), group in sorted(groups.items(), key=lambda kv: (kv[0][0], str(kv[0][1]))):
-        rendered = render_group(structures[sid], group, out, device, shown_cache=shown_cache, sidecars=sidecars)
+        rendered = render_group(structures[sid], group, out, device, sidecars=sidecars)
         done["device"] = rendered.device
         done["seconds"] += sum(rendered.wall_seconds)
         done["cycles_seconds"] += rendered.cycles_seconds

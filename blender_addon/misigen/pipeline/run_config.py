@@ -102,5 +102,5 @@ class RunConfig:
         if self.per_worker is not None:
             _at_least("--structures-per-worker", self.per_worker, 1)
         if self.ligand:
-            from ..core.het_ligand import parse_selectors
+            from ..core.ligand import parse_selectors
             parse_selectors(self.ligand)

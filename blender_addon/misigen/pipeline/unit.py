@@ -163,8 +163,8 @@ def plan_structure(source: StructureSource, tasks, style, split_mode: str, seed:
     with another of the run (T5) finds its partner; ``ligands`` (id -> ligand selector) says which
     HETATM ligand each PDB/mmCIF input uses.
     """
-    from ..core.tasks import plan_samples, split_for
-    from ..core.teaching import SidecarCache, enrich
+    from ..core.tasks import split_for
+    from ..core.teaching import SidecarCache, plan_and_enrich
 
     failures: list[Failure] = []
     ligands = ligands or {}
@@ -181,12 +181,11 @@ def plan_structure(source: StructureSource, tasks, style, split_mode: str, seed:
     cache = SidecarCache(loaded)
     for task in tasks:
         try:
-            got, failed = plan_samples(task, structure, style, split, seed, partners)
-            got, dropped = enrich(got, task, cache, tuple(task.data.get("levels") or ()))
+            got, failed = plan_and_enrich(task, structure, style, split, seed, partners, cache)
         except InputError as exc:
-            got, failed, dropped = [], [Failure(source.id, str(exc), task=task.name)], []
+            got, failed = [], [Failure(source.id, str(exc), task=task.name)]
         samples += got
-        failures += [f if isinstance(f, Failure) else Failure.from_dict(f) for f in failed] + dropped
+        failures += failed
         if on_task is not None and got:
             on_task(loaded, got, cache.by_key)
     return loaded, samples, failures, cache.by_key
