@@ -171,6 +171,11 @@ def _generate_args(p: argparse.ArgumentParser, demo: bool = False) -> None:
     g.add_argument("--workers", type=_whole(1, 256), metavar="N",
                    help="local rendering processes (default: one per GPU found, else 1 — Cycles already "
                         "uses every CPU core)")
+    g.add_argument("--planners", type=lambda t: t if t == "auto" else _whole(0, 256)(t), default="auto",
+                   metavar="N|auto",
+                   help="planning processes per rendering process (0: one helper thread of it). auto: a "
+                        "helper thread when rendering on the CPU (Cycles uses every core) or with --plan-only, "
+                        "each worker's share of the cores less one on a GPU (default: auto)")
     g.add_argument("--structures-per-worker", type=_whole(1), metavar="N",
                    help="a worker process renders at most N structures, then is replaced, so memory stays "
                         "flat (default: 25)")
@@ -393,7 +398,7 @@ def _executor_options(args, gpus: int) -> dict:
                "cpus_per_task": args.ray_cpus_per_task, "retries": args.ray_retries,
                "transfer": args.ray_transfer}
     return {"executor": args.executor, "workers": workers, "gpus": gpus,
-            "per_worker": args.structures_per_worker, "ray_options": ray}
+            "per_worker": args.structures_per_worker, "ray_options": ray, "planners": args.planners}
 
 
 def dataset_exit_code(manifest: dict) -> int:

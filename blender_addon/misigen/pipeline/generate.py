@@ -101,10 +101,12 @@ def run_generate(suite_path: Path, structure_paths, out: Path, style: dict, spli
                  shard=(0, 1), render: bool = True, progress: bool = True, executor: str = "local",
                  workers: int = 1, gpus: int = 0, per_worker: int | None = None,
                  ray_options: dict | None = None, ligands: dict | None = None, default_ligand: str | None = None,
-                 audit: bool = True, levels: tuple = (), reading: ReadOptions | None = None) -> dict:
+                 audit: bool = True, levels: tuple = (), reading: ReadOptions | None = None,
+                 planners="auto") -> dict:
     """Generate (or resume) the dataset in ``out``; returns the manifest (``this_run`` = this run's counts).
     ``ligands``/``default_ligand``: see ``prepare_run``; ``audit``: run the blind-baseline audit at the
-    end and store its summary in the manifest."""
+    end and store its summary in the manifest; ``planners``: planning processes per rendering process
+    (``executors.make_executor``)."""
     t_start = time.perf_counter()
     setup = prepare_run(suite_path, structure_paths, out, style, split, task_names, limit, seed, device,
                         shard, render, ligands, default_ligand, levels, reading)
@@ -113,13 +115,13 @@ def run_generate(suite_path: Path, structure_paths, out: Path, style: dict, spli
     lock = lock_folder(out, shared=shard[1] > 1)
     try:
         return _run_locked(setup, lock, out, t_start, suite_path, structure_paths, seed, split, shard, render,
-                           progress, executor, workers, gpus, per_worker, ray_options, audit)
+                           progress, executor, workers, gpus, per_worker, ray_options, audit, planners)
     finally:
         lock.release()
 
 
 def _run_locked(setup: RunSetup, lock, out: Path, t_start: float, suite_path, structure_paths, seed, split,
-                shard, render, progress, executor, workers, gpus, per_worker, ray_options, audit) -> dict:
+                shard, render, progress, executor, workers, gpus, per_worker, ray_options, audit, planners) -> dict:
     with lock.step():                # checked and written as one step: a second run sees this one's identity
         if check_same_run(out, setup.identity) is None:
             write_identity(out, setup.identity)
@@ -129,7 +131,7 @@ def _run_locked(setup: RunSetup, lock, out: Path, t_start: float, suite_path, st
     done = done_structures(out)
     todo = [s.id for s in setup.mine if s.id not in done]
     runner = make_executor(executor, workers, len(todo), gpus, per_worker or DEFAULT_STRUCTURES_PER_WORKER,
-                           **(ray_options or {}))              # an executor that cannot run fails here
+                           planners, **(ray_options or {}))    # an executor that cannot run fails here
     stats = RunStats(units=len(setup.mine), skipped=len(setup.mine) - len(todo))
     from ..core.het_ligand import prefetch_templates
     prefetch_templates([setup.ctx.catalog[i] for i in todo])    # one CCD read for all HETATM ligands here
@@ -153,7 +155,7 @@ def _run_locked(setup: RunSetup, lock, out: Path, t_start: float, suite_path, st
         for line in summary.notes:
             (bar.write if bar else print)(f"note: {line}", file=sys.stderr)
         if bar:
-            bar.set_postfix(images=stats.images, failed=stats.failed, refresh=False)
+            bar.set_postfix(images=stats.rendered.images, failed=stats.failed, refresh=False)
             bar.update(1)
 
     def stopped() -> str:
@@ -197,13 +199,14 @@ def _run_locked(setup: RunSetup, lock, out: Path, t_start: float, suite_path, st
         "inputs_alternatives_skipped": len(setup.discovery.alternatives),
         "duplicate_inputs": setup.duplicates,
         "this_run": {"executor": getattr(runner, "name", executor), "workers": workers,
+                     "planners": getattr(runner, "planners", 0),
                      "units": stats.units, "structures": stats.done + stats.failed, "done": stats.done,
                      "failed": stats.failed, "skipped_as_done": stats.skipped, "qa_records": stats.records,
-                     "samples_failed": stats.samples_failed, "images_rendered": stats.images,
-                     "render_seconds": round(stats.render_seconds, 2),
-                     "cycles_seconds": round(stats.cycles_seconds, 2),
+                     "samples_failed": stats.samples_failed, "images_rendered": stats.rendered.images,
+                     "render_seconds": round(stats.rendered.seconds, 2),
+                     "cycles_seconds": round(stats.rendered.cycles_seconds, 2),
                      "plan_seconds": round(stats.plan_seconds, 2), "wall_seconds": round(wall, 2),
-                     "images_per_second": round(stats.images / wall, 3) if wall > 0 else 0.0},
+                     "images_per_second": round(stats.rendered.images / wall, 3) if wall > 0 else 0.0},
     }
     with lock.step():                # shards sharing the folder merge one at a time; the last has every part
         return finish_run(out, meta, audit)
@@ -232,7 +235,8 @@ def generate(structures, out: str | Path, suite: str | Path = "misi_bench", scen
     ``ligands``: structure id → ligand selector; ``ligand``: the selector for the others.
     ``levels``: keep only questions of these difficulty levels (``easy``/``medium``/``hard``).
     ``reading``: a ``ReadOptions`` (which model and alternate locations are read).
-    ``executor``: ``executor="local"|"ray"``, ``workers``, ``gpus``, ``per_worker``, ``ray_options``."""
+    ``executor``: ``executor="local"|"ray"``, ``workers``, ``gpus``, ``per_worker``, ``ray_options``,
+    ``planners`` (planning processes per rendering process, or ``"auto"``)."""
     paths = [structures] if isinstance(structures, (str, Path)) else list(structures)
     style = style if style is not None else load_style(scene, overrides)
     return run_generate(find_suite(suite), paths, Path(out), style, split, tasks, limit, seed, device, shard,

@@ -1,0 +1,377 @@
+"""Planners that keep one renderer fed: the shape of a GPU farm's data loaders.
+
+Planning costs tens of milliseconds of CPU per image (reading, planners, the sidecars behind
+rationales and levels); a GPU renders one in about as long. So the process that owns Blender gets
+a ``Feed``: planners (``--planners N`` processes, or one helper thread) plan its units one task at
+a time (``unit.plan_task``) and hand each over as a ``PlannedTask``, values only: the records and
+sidecars already encoded, the scenes' atoms, cameras and poses. The Blender process only renders
+and writes.
+
+Which task goes where (``Feed._next``): a planner keeps to its own unit (its structures read and
+sidecars made once); an idle one starts the next unit, up to ``ahead`` units not yet rendered;
+with none to start, it helps with the last tasks of the earliest unit already read. So the first
+unit renders as its tasks come in, and the last ones are not left to one planner. The renderer asks
+for units in its order (``planned``); what planning gives depends only on the unit and task, so
+the files are the same however the tasks were spread.
+"""
+from __future__ import annotations
+
+import collections
+import itertools
+import os
+import queue
+import signal
+import socket
+import subprocess
+import sys
+import threading
+from dataclasses import dataclass, field
+
+from . import unit
+from .unit import PlannedTask
+
+PLANNER_FD_ENV = "MISIGEN_PLANNER_FD"
+PLANNER_PATH_ENV = "MISIGEN_PLANNER_PATH"
+RESTARTS_PER_PLANNER = 2             # a planner process that dies is replaced this many times
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (affinity, as a batch scheduler or container sets it)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def planners_for(request, gpu: bool, cores: int | None = None) -> int:
+    """Planning processes for one process that renders: ``request`` (a count; 0 = one helper
+    thread of that process), or for ``auto``: a helper thread when Cycles renders on the CPU or
+    nothing is rendered (Cycles already uses every core; planning overlaps its renders), and every
+    core but the renderer's own when it renders on a GPU (``cores``: those it has)."""
+    if request is None or request == "auto":
+        return max(1, (cores or usable_cores()) - 1) if gpu else 0
+    n = int(request)
+    if n < 0:
+        raise ValueError(f"--planners must be auto or a count ≥ 0, not {request!r}")
+    return n
+
+
+class PlannerError(RuntimeError):
+    """The planning processes cannot run (they die as they start)."""
+
+
+@dataclass
+class _Unit:
+    """A unit claimed by a planner and not yet released by the renderer."""
+    pending: collections.deque                 # task indices not yet handed to a planner
+    total: int
+    ticket: int
+    got: list = field(default_factory=list)    # PlannedTasks not yet taken by the renderer
+    received: int = 0
+    readable: bool = False                     # task 0 came back and read the structure
+    complete: bool = False
+
+
+class Feed:
+    """Plans units on ``planners`` processes (0: one helper thread of this process) and hands
+    their planned tasks to the renderer in the order it asks (``planned``). Units are given with
+    ``add``; the renderer releases each with ``done``. A context manager: leaving it stops the planners."""
+
+    def __init__(self, ctx, planners: int = 0, ahead: int | None = None):
+        self.ctx = ctx
+        self.tasks = max(1, len(ctx.tasks))
+        self.ahead = ahead or max(2, planners + 1)
+        self._cond = threading.Condition()
+        self._waiting: collections.deque = collections.deque()      # added, not yet claimed
+        self._units: dict[str, _Unit] = {}                          # claimed, not yet released
+        self._added: set = set()
+        self._tickets = itertools.count(1)
+        self._broken = ""
+        self._closed = False
+        self._restarts = RESTARTS_PER_PLANNER * planners
+        if planners == 0:
+            self._planners = [_ThreadPlanner(self)]
+            self._reader = None
+        else:
+            self._wake_r, self._wake_w = socket.socketpair()
+            self._planners = [_ProcessPlanner(k) for k in range(planners)]
+            self._reader = threading.Thread(target=self._read, name="misigen-feed", daemon=True)
+            self._reader.start()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # ------------------------------------------------------------------ the renderer's side
+    def add(self, structure_id: str) -> None:
+        with self._cond:
+            if structure_id not in self._added:
+                self._added.add(structure_id)
+                self._waiting.append(structure_id)
+                self._assign()
+
+    def planned(self, structure_id: str):
+        """Yield lists of the unit's PlannedTasks as they come (each task once, in any order),
+        until every task is in (or task 0 says the structure cannot be read, or a task crashed)."""
+        while True:
+            with self._cond:
+                while True:
+                    if self._broken or self._closed:
+                        raise PlannerError(self._broken or "the feed was closed")
+                    state = self._units.get(structure_id)
+                    if structure_id not in self._added:
+                        raise KeyError(f"{structure_id}: not added to this feed")
+                    if state is not None and (state.got or state.complete):
+                        break
+                    self._cond.wait()
+                batch, state.got = state.got, []
+                complete = state.complete
+            if batch:
+                yield batch
+            if complete:
+                return
+
+    def done(self, structure_id: str) -> None:
+        """The renderer is finished with this unit: its place goes to the next."""
+        with self._cond:
+            self._units.pop(structure_id, None)
+            self._added.discard(structure_id)
+            if structure_id in self._waiting:
+                self._waiting.remove(structure_id)
+            self._assign()
+
+    def close(self) -> None:
+        with self._cond:
+            if self._closed:
+                return
+            self._closed = True
+            self._waiting.clear()
+            self._cond.notify_all()
+        if self._reader is not None:
+            self._wake_w.send(b"x")
+            self._reader.join(timeout=5)
+            self._wake_w.close()
+        for p in list(self._planners):
+            p.stop()
+
+    # ------------------------------------------------------------------ handing out tasks
+    def _assign(self) -> None:
+        """Give every idle planner its next task (the lock is held)."""
+        if self._closed:
+            return
+        for p in list(self._planners):
+            if p.ready and p.busy is None and p in self._planners:
+                item = self._next(p)
+                if item is None:
+                    continue
+                p.busy = item
+                if not p.send(item):
+                    self._lost(p)
+
+    def _next(self, p) -> tuple | None:
+        state = self._units.get(p.home)
+        if state is not None and state.pending and not state.complete:
+            return p.home, state.pending.popleft(), state.ticket
+        if self._waiting and len(self._units) < self.ahead:
+            sid = self._waiting.popleft()
+            state = self._units[sid] = _Unit(collections.deque(range(1, self.tasks)), self.tasks, next(self._tickets))
+            p.home = sid
+            return sid, 0, state.ticket
+        for sid, state in self._units.items():          # in the order the units were claimed
+            if state.readable and state.pending and not state.complete:
+                return sid, state.pending.pop(), state.ticket
+        return None
+
+    def _received(self, p, ticket: int, planned: PlannedTask) -> None:
+        with self._cond:
+            p.busy = None
+            self._accept(ticket, planned)
+            self._assign()
+            self._cond.notify_all()
+
+    def _accept(self, ticket: int, planned: PlannedTask) -> None:
+        """One planned task in (the lock is held); a task of a unit released or ended meanwhile is dropped."""
+        state = self._units.get(planned.unit)
+        if state is None or state.ticket != ticket or state.complete:
+            return
+        state.got.append(planned)
+        state.received += 1
+        if planned.index == 0:
+            state.readable = not (planned.unreadable or planned.crash)
+        if planned.unreadable or planned.crash or state.received == state.total:
+            state.complete = True
+            state.pending.clear()
+
+    def _lost(self, p) -> None:
+        """A planner process died (the lock is held): the task it had fails its unit; it is
+        replaced while restarts are left."""
+        if p not in self._planners:
+            return                            # seen already
+        self._planners.remove(p)
+        code = p.exit_code()
+        if p.busy is not None:
+            sid, index, ticket = p.busy
+            p.busy = None
+            self._accept(ticket, PlannedTask(sid, index, crash=f"planning process died (exit code {code}) "
+                                                                  f"while planning it"))
+        p.stop()
+        if self._closed:
+            return
+        if self._restarts > 0:
+            self._restarts -= 1
+            self._planners.append(_ProcessPlanner(p.index))
+            self._wake_w.send(b"n")           # the reader waits on the new one too
+        elif not self._planners:
+            self._broken = (f"planning processes keep dying (last exit code {code}); "
+                            f"--planners 0 plans in the rendering process")
+        self._assign()
+        self._cond.notify_all()
+
+    # ------------------------------------------------------------------ planner processes
+    def _read(self) -> None:
+        """The reader thread: receive what the planner processes send (Blender's thread renders meanwhile)."""
+        from multiprocessing.connection import wait
+
+        while True:
+            with self._cond:
+                if self._closed:
+                    break
+                conns = {p.conn: p for p in self._planners}
+            ready = wait([*conns, self._wake_r])
+            if self._wake_r in ready:
+                self._wake_r.recv(64)
+            for conn in ready:
+                p = conns.get(conn)
+                if p is None:
+                    continue
+                try:
+                    msg = conn.recv()
+                except (EOFError, OSError):
+                    with self._cond:
+                        self._lost(p)
+                    continue
+                if msg[0] == "ready":
+                    self._started(p)
+                elif msg[0] == "planned":
+                    self._received(p, msg[1], msg[2])
+        self._wake_r.close()
+
+    def _started(self, p) -> None:
+        try:
+            p.conn.send(("context", self.ctx))
+        except OSError:
+            with self._cond:
+                self._lost(p)
+            return
+        with self._cond:
+            p.ready = True
+            self._assign()
+
+
+class _ThreadPlanner:
+    """Plans on one helper thread of this process (Cycles releases Python's lock while it renders)."""
+    index = 0
+    ready = True
+
+    def __init__(self, feed: Feed):
+        self.feed, self.busy, self.home = feed, None, None
+        self.items: queue.Queue = queue.Queue()
+        self.thread = threading.Thread(target=self._run, name="misigen-planner", daemon=True)
+        self.thread.start()
+
+    def send(self, item) -> bool:
+        self.items.put(item)
+        return True
+
+    def stop(self) -> None:
+        self.items.put(None)          # the task in hand is finished and dropped
+
+    def _run(self) -> None:
+        states: collections.OrderedDict = collections.OrderedDict()
+        while True:
+            item = self.items.get()
+            if item is None or self.feed._closed:
+                return
+            sid, index, ticket = item
+            self.feed._received(self, ticket, unit.plan_task(sid, index, self.feed.ctx, states))
+
+
+class _ProcessPlanner:
+    """One planning process (started the way ``planner_main`` says) and its connection."""
+
+    def __init__(self, index: int):
+        from multiprocessing.connection import Connection
+
+        self.index, self.busy, self.home, self.ready = index, None, None, False
+        mine, theirs = socket.socketpair()
+        code = ("import os, sys; sys.path[:0] = os.environ['MISIGEN_PLANNER_PATH'].split(os.pathsep); "
+                "from misigen.pipeline.planners import planner_main; sys.exit(planner_main())")
+        env = dict(os.environ, **{PLANNER_FD_ENV: str(theirs.fileno()),
+                                  PLANNER_PATH_ENV: os.pathsep.join(p for p in sys.path if p)})
+        self.proc = subprocess.Popen([sys.executable, "-c", code], env=env, pass_fds=(theirs.fileno(),),
+                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+        theirs.close()                 # only the child holds its end: its exit shows as EOF here
+        self.conn = Connection(mine.detach())
+
+    def send(self, item) -> bool:
+        try:
+            self.conn.send(("task", *item))
+            return True
+        except OSError:
+            return False
+
+    def exit_code(self):
+        try:
+            return self.proc.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            return None
+
+    def stop(self) -> None:
+        """It writes nothing: ending it at once is safe."""
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.conn.close()
+
+
+def planner_main() -> int:
+    """A planning process: receive the run's context, then plan each task it is sent and send it
+    back, until its renderer goes away (EOF, or it is no longer this process's parent)."""
+    from multiprocessing.connection import Connection
+
+    from ..core.preload import preload_rdkit
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)      # Ctrl-C is the renderer's to handle; it ends us
+    _exit_with_parent()
+    preload_rdkit()
+    conn = Connection(int(os.environ[PLANNER_FD_ENV]))
+    states: collections.OrderedDict = collections.OrderedDict()
+    try:
+        conn.send(("ready", os.getpid()))
+        ctx = conn.recv()[1]
+        while True:
+            msg = conn.recv()
+            if msg[0] != "task":
+                return 0
+            _kind, sid, index, ticket = msg
+            conn.send(("planned", ticket, unit.plan_task(sid, index, ctx, states)))
+    except (EOFError, OSError):
+        return 0
+
+
+def _exit_with_parent() -> None:
+    """A renderer cut short by a signal ends with ``os._exit``: its planners follow within a moment."""
+    parent = os.getppid()
+
+    def watch():
+        import time
+        while os.getppid() == parent:
+            time.sleep(0.25)
+        os._exit(0)
+    threading.Thread(target=watch, name="misigen-parent-watch", daemon=True).start()
