@@ -72,6 +72,69 @@ class _Unit:
     complete: bool = False
 
 
+class Schedule:
+    """Which task each planner plans next, and what came back (no threads or processes: a Feed
+    holds it under its lock). A planner is anything with a ``home`` attribute (its unit)."""
+
+    def __init__(self, tasks: int, ahead: int):
+        self.tasks, self.ahead = max(1, tasks), max(1, ahead)
+        self.waiting: collections.deque = collections.deque()      # added, not yet claimed
+        self.units: dict[str, _Unit] = {}                          # claimed, not yet released
+        self.added: set = set()
+        self._tickets = itertools.count(1)
+
+    def add(self, structure_id: str) -> None:
+        if structure_id not in self.added:
+            self.added.add(structure_id)
+            self.waiting.append(structure_id)
+
+    def release(self, structure_id: str) -> None:
+        self.units.pop(structure_id, None)
+        self.added.discard(structure_id)
+        if structure_id in self.waiting:
+            self.waiting.remove(structure_id)
+
+    def next_for(self, planner) -> tuple | None:
+        """(structure id, task index, ticket) for ``planner``: the next task of its own unit; else
+        task 0 of the next unit, while fewer than ``ahead`` are claimed; else the last task not
+        handed out of the earliest unit whose structure was read; else None."""
+        state = self.units.get(planner.home)
+        if state is not None and state.pending and not state.complete:
+            return planner.home, state.pending.popleft(), state.ticket
+        if self.waiting and len(self.units) < self.ahead:
+            sid = self.waiting.popleft()
+            state = self.units[sid] = _Unit(collections.deque(range(1, self.tasks)), self.tasks, next(self._tickets))
+            planner.home = sid
+            return sid, 0, state.ticket
+        for sid, state in self.units.items():          # in the order the units were claimed
+            if state.readable and state.pending and not state.complete:
+                return sid, state.pending.pop(), state.ticket
+        return None
+
+    def accept(self, ticket: int, planned: PlannedTask) -> None:
+        """One planned task in; a task of a unit released or ended meanwhile is dropped."""
+        state = self.units.get(planned.unit)
+        if state is None or state.ticket != ticket or state.complete:
+            return
+        state.got.append(planned)
+        state.received += 1
+        if planned.index == 0:
+            state.readable = not (planned.unreadable or planned.crash)
+        if planned.unreadable or planned.crash or state.received == state.total:
+            state.complete = True
+            state.pending.clear()
+
+    def take(self, structure_id: str) -> tuple[list, bool] | None:
+        """(the unit's planned tasks not yet taken, whether it is complete); None: nothing yet."""
+        if structure_id not in self.added:
+            raise KeyError(f"{structure_id}: not added to this feed")
+        state = self.units.get(structure_id)
+        if state is None or not (state.got or state.complete):
+            return None
+        batch, state.got = state.got, []
+        return batch, state.complete
+
+
 class Feed:
     """Plans units on ``planners`` processes (0: one helper thread of this process) and hands
     their planned tasks to the renderer in the order it asks (``planned``). Units are given with
@@ -79,13 +142,8 @@ class Feed:
 
     def __init__(self, ctx, planners: int = 0, ahead: int | None = None):
         self.ctx = ctx
-        self.tasks = max(1, len(ctx.tasks))
-        self.ahead = ahead or max(2, planners + 1)
+        self.schedule = Schedule(len(ctx.tasks), ahead or max(2, planners + 1))
         self._cond = threading.Condition()
-        self._waiting: collections.deque = collections.deque()      # added, not yet claimed
-        self._units: dict[str, _Unit] = {}                          # claimed, not yet released
-        self._added: set = set()
-        self._tickets = itertools.count(1)
         self._broken = ""
         self._closed = False
         self._restarts = RESTARTS_PER_PLANNER * planners
@@ -107,10 +165,8 @@ class Feed:
     # ------------------------------------------------------------------ the renderer's side
     def add(self, structure_id: str) -> None:
         with self._cond:
-            if structure_id not in self._added:
-                self._added.add(structure_id)
-                self._waiting.append(structure_id)
-                self._assign()
+            self.schedule.add(structure_id)
+            self._assign()
 
     def planned(self, structure_id: str):
         """Yield lists of the unit's PlannedTasks as they come (each task once, in any order),
@@ -120,14 +176,11 @@ class Feed:
                 while True:
                     if self._broken or self._closed:
                         raise PlannerError(self._broken or "the feed was closed")
-                    state = self._units.get(structure_id)
-                    if structure_id not in self._added:
-                        raise KeyError(f"{structure_id}: not added to this feed")
-                    if state is not None and (state.got or state.complete):
+                    got = self.schedule.take(structure_id)
+                    if got is not None:
                         break
                     self._cond.wait()
-                batch, state.got = state.got, []
-                complete = state.complete
+            batch, complete = got
             if batch:
                 yield batch
             if complete:
@@ -136,10 +189,7 @@ class Feed:
     def done(self, structure_id: str) -> None:
         """The renderer is finished with this unit: its place goes to the next."""
         with self._cond:
-            self._units.pop(structure_id, None)
-            self._added.discard(structure_id)
-            if structure_id in self._waiting:
-                self._waiting.remove(structure_id)
+            self.schedule.release(structure_id)
             self._assign()
 
     def close(self) -> None:
@@ -147,7 +197,6 @@ class Feed:
             if self._closed:
                 return
             self._closed = True
-            self._waiting.clear()
             self._cond.notify_all()
         if self._reader is not None:
             self._wake_w.send(b"x")
@@ -163,46 +212,19 @@ class Feed:
             return
         for p in list(self._planners):
             if p.ready and p.busy is None and p in self._planners:
-                item = self._next(p)
+                item = self.schedule.next_for(p)
                 if item is None:
                     continue
                 p.busy = item
                 if not p.send(item):
                     self._lost(p)
 
-    def _next(self, p) -> tuple | None:
-        state = self._units.get(p.home)
-        if state is not None and state.pending and not state.complete:
-            return p.home, state.pending.popleft(), state.ticket
-        if self._waiting and len(self._units) < self.ahead:
-            sid = self._waiting.popleft()
-            state = self._units[sid] = _Unit(collections.deque(range(1, self.tasks)), self.tasks, next(self._tickets))
-            p.home = sid
-            return sid, 0, state.ticket
-        for sid, state in self._units.items():          # in the order the units were claimed
-            if state.readable and state.pending and not state.complete:
-                return sid, state.pending.pop(), state.ticket
-        return None
-
     def _received(self, p, ticket: int, planned: PlannedTask) -> None:
         with self._cond:
             p.busy = None
-            self._accept(ticket, planned)
+            self.schedule.accept(ticket, planned)
             self._assign()
             self._cond.notify_all()
-
-    def _accept(self, ticket: int, planned: PlannedTask) -> None:
-        """One planned task in (the lock is held); a task of a unit released or ended meanwhile is dropped."""
-        state = self._units.get(planned.unit)
-        if state is None or state.ticket != ticket or state.complete:
-            return
-        state.got.append(planned)
-        state.received += 1
-        if planned.index == 0:
-            state.readable = not (planned.unreadable or planned.crash)
-        if planned.unreadable or planned.crash or state.received == state.total:
-            state.complete = True
-            state.pending.clear()
 
     def _lost(self, p) -> None:
         """A planner process died (the lock is held): the task it had fails its unit; it is
@@ -214,8 +236,8 @@ class Feed:
         if p.busy is not None:
             sid, index, ticket = p.busy
             p.busy = None
-            self._accept(ticket, PlannedTask(sid, index, crash=f"planning process died (exit code {code}) "
-                                                                  f"while planning it"))
+            self.schedule.accept(ticket, PlannedTask(sid, index, crash=f"planning process died (exit code {code}) "
+                                                                       f"while planning it"))
         p.stop()
         if self._closed:
             return
