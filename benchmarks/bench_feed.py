@@ -6,16 +6,18 @@ planning, the sidecars behind rationales and levels, sidecar, PNG and record wri
 drawn onto the image) except Cycles' render call: the stand-in renderer (``rendering.use_renderer``)
 sleeps ``--render-ms`` per image, as a GPU that releases Python's lock would, and writes the raw
 black image a render of that size would. Prints, per planner count (0 = one helper thread of the
-rendering process): images/s, the ratio to one planning process, CPU seconds of the rendering
-process per image (all its threads), the load average before and after; and checks that every
-file written (annotations, parts, sidecars, PNG bytes) is the same for every planner count.
+rendering process): images/s over the whole ``generate`` and while its units ran (without the
+run's set-up and merge, which planners do not change), the ratios to one planning process, the
+CPU per image of the rendering process (all its threads) and of the planning processes, the load
+average before and after; and checks that every file written (annotations, parts, sidecars, PNG
+bytes) is the same for every planner count.
 
     python benchmarks/bench_feed.py [--complexes DIR] [--limit 4] [--size 256] [--render-ms 20]
                                     [--planners 1,2] [--rounds 1] [--tasks …]
 
 The machine's load average is printed with each line: compare runs made side by side on a quiet
-machine. On a GPU box the rate is about min(1000 / render_ms, planners × 1000 / plan_ms) while the
-rendering process's own CPU per image stays below render_ms (docs/ARCHITECTURE.md).
+machine. On C cores the rate is about min(1000 / render_ms, planners × 1000 / plan_ms,
+C × 1000 / (plan_ms + rendering process ms)) (docs/ARCHITECTURE.md).
 """
 from __future__ import annotations
 
@@ -79,21 +81,22 @@ def cpu_seconds(who=resource.RUSAGE_SELF) -> float:
     return r.ru_utime + r.ru_stime
 
 
-UNITS_CPU: list = []          # this process's CPU seconds while the executor ran the units
+UNITS: list = []          # (wall, CPU seconds of this process) while the executor ran the units
 
 
 def timed_units():
-    """Wrap the in-process executor's run so the CPU it takes is told apart from the run's set-up and merge."""
+    """Wrap the in-process executor's run so the time it takes is told apart from the run's
+    set-up (suite, inputs, identity) and merge."""
     from misigen.pipeline import executors
 
     real = executors.InProcess.run
 
     def run(self, units, ctx, on_result):
-        c0 = cpu_seconds()
+        t0, c0 = time.perf_counter(), cpu_seconds()
         try:
             real(self, units, ctx, on_result)
         finally:
-            UNITS_CPU.append(cpu_seconds() - c0)
+            UNITS.append((time.perf_counter() - t0, cpu_seconds() - c0))
     executors.InProcess.run = run
 
 
@@ -112,7 +115,7 @@ def run_once(structures, style, planners: int, tasks, seed: int) -> dict:
         run = manifest["this_run"]
         return {"wall": wall, "images": run["images_rendered"], "records": manifest["counts"]["records"],
                 "plan_seconds": run["plan_seconds"], "digest": digest(out), "load": (load0, os.getloadavg()[0]),
-                "cpu": cpu_seconds() - cpu0, "units_cpu": UNITS_CPU.pop(),
+                "cpu": cpu_seconds() - cpu0, **dict(zip(("units_wall", "units_cpu"), UNITS.pop())),
                 "planners_cpu": cpu_seconds(resource.RUSAGE_CHILDREN) - children0}
 
 
@@ -149,12 +152,14 @@ def main() -> None:
     for planners in [int(x) for x in args.planners.split(",")]:
         best = min((run_once(structures, style, planners, tasks, args.seed) for _ in range(args.rounds)),
                    key=lambda r: r["wall"])
-        rate = best["images"] / best["wall"]
-        base = base or (rate if planners == 1 else None)
+        rate, units_rate = best["images"] / best["wall"], best["images"] / best["units_wall"]
+        base = base or ((rate, units_rate) if planners == 1 else None)
         digests.add(best["digest"])
-        ratio = f", x{rate / base:.2f} of 1 planner" if base and planners != 1 else ""
+        ratio = (f" (x{rate / base[0]:.2f} of 1 planner; units x{units_rate / base[1]:.2f})"
+                 if base and planners != 1 else "")
         print(f"planners={planners}: {best['images']} images, {best['records']} QA in {best['wall']:.1f} s: "
-              f"{rate:.2f} images/s{ratio}; planning {1000 * best['plan_seconds'] / max(1, best['images']):.0f} ms/image; "
+              f"{rate:.2f} images/s, {units_rate:.2f} while units ran{ratio}; "
+              f"planning {1000 * best['plan_seconds'] / max(1, best['images']):.0f} ms/image; "
               f"rendering process CPU {1000 * best['units_cpu'] / max(1, best['images']):.1f} ms/image "
               f"({1000 * best['cpu'] / max(1, best['images']):.1f} with set-up and merge), planning processes "
               f"{1000 * best['planners_cpu'] / max(1, best['images']):.1f} ms/image "

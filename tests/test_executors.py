@@ -227,27 +227,35 @@ def test_planning_processes_render_the_same_files(tmp_path, inputs, suite, small
     _same_files(tmp_path / "thread", tmp_path / "workers")
 
 
-def _buggy_suite(folder, examples_root):
-    """A suite of translation and a plugin task whose planner raises for 1hvi (a bug in planning)."""
+BUG = ('        if self.sid == "1hvi":\n'
+       '            raise RuntimeError("simulated bug")\n')
+HANG = ('        import os, pathlib, time\n'
+        '        if self.sid == "1hvi" and os.environ.get("MISIGEN_TEST_HANG"):\n'
+        '            pathlib.Path(os.environ["MISIGEN_TEST_HANG"]).write_text("planning")\n'
+        '            time.sleep(120)\n')
+
+
+def _plugin_suite(folder, examples_root, setup_code: str, name: str):
+    """A suite of translation and a plugin task ``name`` (the bundled example's, renamed: the
+    registry is one per process) whose planner's setup begins with ``setup_code``."""
     src = examples_root.parent.parent / "examples" / "custom_task"
     folder.mkdir()
-    code = (src / "nearer_atom.py").read_text().replace('TaskType("nearer_atom"', 'TaskType("nearer_atom_bug"')
-    code = code.replace("    def setup(self):\n", "    def setup(self):\n        if self.sid == \"1hvi\":\n"
-                                                  "            raise RuntimeError(\"simulated bug\")\n", 1)
-    (folder / "nearer_atom_bug.py").write_text(code)
+    code = (src / "nearer_atom.py").read_text().replace('TaskType("nearer_atom"', f'TaskType("{name}"')
+    code = code.replace("    def setup(self):\n", "    def setup(self):\n" + setup_code, 1)
+    (folder / f"{name}.py").write_text(code)
     (folder / "nearer_atom.txt").write_text((src / "nearer_atom.txt").read_text())
-    (folder / "nearer_atom_bug.yaml").write_text((src / "nearer_atom.yaml").read_text()
-                                                 .replace("task: nearer_atom", "task: nearer_atom_bug"))
+    (folder / f"{name}.yaml").write_text((src / "nearer_atom.yaml").read_text()
+                                         .replace("task: nearer_atom", f"task: {name}"))
     translation = examples_root.parent.parent / "task_specs" / "translation.yaml"
-    (folder / "suite.yaml").write_text(f"name: planning_bug\nmodules:\n  - nearer_atom_bug.py\n"
-                                       f"tasks:\n  - {translation}\n  - nearer_atom_bug.yaml\n")
+    (folder / "suite.yaml").write_text(f"name: planning_{name}\nmodules:\n  - {name}.py\n"
+                                       f"tasks:\n  - {translation}\n  - {name}.yaml\n")
     return folder / "suite.yaml"
 
 
 def test_a_planning_error_in_a_planning_process_is_its_units_failure(tmp_path, inputs, examples, fast_style):
     """The error is raised in another process: it is still that unit's one failure line, the same
     as when the helper thread plans it, and the other unit is done."""
-    suite = _buggy_suite(tmp_path / "suite", examples)
+    suite = _plugin_suite(tmp_path / "suite", examples, BUG, "nearer_atom_bug")
     for name, planners in (("thread", 0), ("processes", 2)):
         manifest = run_generate(suite, inputs, tmp_path / name, fast_style, split="test", seed=11, render=False,
                                 progress=False, audit=False, planners=planners)
@@ -258,3 +266,37 @@ def test_a_planning_error_in_a_planning_process_is_its_units_failure(tmp_path, i
         records = [json.loads(line) for line in (tmp_path / name / "annotations.jsonl").read_text().splitlines()]
         assert records and {r["structure"] for r in records} == {"wagner_brd4"}
     _same_files(tmp_path / "thread", tmp_path / "processes")
+
+
+def test_a_planning_process_that_dies_fails_its_unit_and_is_replaced(tmp_path, inputs, examples, fast_style,
+                                                                      monkeypatch):
+    """SIGKILL the planning process while it plans 1hvi: that unit gets one failure line, a new
+    planning process plans the rest, and the same command run again completes the dataset."""
+    suite = _plugin_suite(tmp_path / "suite", examples, HANG, "nearer_atom_hang")
+    out, marker = tmp_path / "planner_killed", tmp_path / "planning-1hvi"
+    monkeypatch.setenv("MISIGEN_TEST_HANG", str(marker))
+    killed = []
+
+    def kill_the_planner_on_1hvi():
+        for _ in range(3000):
+            if marker.exists():
+                for pid in _children_running("planner_main"):
+                    os.kill(pid, 9)
+                    killed.append(pid)
+                return
+            time.sleep(0.05)
+
+    killer = threading.Thread(target=kill_the_planner_on_1hvi)
+    killer.start()
+    kw = dict(split="test", seed=11, render=False, progress=False, audit=False)
+    first = run_generate(suite, inputs, out, fast_style, planners=1, **kw)
+    killer.join()
+    assert len(killed) == 1
+    fails = [json.loads(line) for line in (out / "failures.jsonl").read_text().splitlines()]
+    assert [f["structure"] for f in fails if "planning process died (exit code -9)" in f["why"]] == ["1hvi"]
+    assert first["this_run"]["failed"] == 1 and first["this_run"]["done"] == 1
+    monkeypatch.delenv("MISIGEN_TEST_HANG")
+    again = run_generate(suite, inputs, out, fast_style, planners=1, **kw)
+    assert again["this_run"]["structures"] == 1 and again["this_run"]["done"] == 1
+    run_generate(suite, inputs, tmp_path / "reference", fast_style, planners=0, **kw)
+    _same_files(tmp_path / "reference", out)

@@ -17,6 +17,7 @@ the files are the same however the tasks were spread.
 from __future__ import annotations
 
 import collections
+import contextlib
 import itertools
 import os
 import queue
@@ -199,7 +200,7 @@ class Feed:
             self._closed = True
             self._cond.notify_all()
         if self._reader is not None:
-            self._wake_w.send(b"x")
+            self._wake()
             self._reader.join(timeout=5)
             self._wake_w.close()
         for p in list(self._planners):
@@ -244,7 +245,7 @@ class Feed:
         if self._restarts > 0:
             self._restarts -= 1
             self._planners.append(_ProcessPlanner(p.index))
-            self._wake_w.send(b"n")           # the reader waits on the new one too
+            self._wake()                      # the reader waits on the new one too
         elif not self._planners:
             self._broken = (f"planning processes keep dying (last exit code {code}); "
                             f"--planners 0 plans in the rendering process")
@@ -252,8 +253,22 @@ class Feed:
         self._cond.notify_all()
 
     # ------------------------------------------------------------------ planner processes
+    def _wake(self) -> None:
+        with contextlib.suppress(OSError):    # a reader that stopped reads no more
+            self._wake_w.send(b"x")
+
     def _read(self) -> None:
         """The reader thread: receive what the planner processes send (Blender's thread renders meanwhile)."""
+        try:
+            self._read_until_closed()
+        except Exception as exc:  # noqa: BLE001 - the renderer waiting on this feed must hear of it
+            with self._cond:
+                self._broken = f"the feed stopped: {type(exc).__name__}: {exc}"
+                self._cond.notify_all()
+        finally:
+            self._wake_r.close()
+
+    def _read_until_closed(self) -> None:
         from multiprocessing.connection import wait
 
         while True:
@@ -278,7 +293,6 @@ class Feed:
                     self._started(p)
                 elif msg[0] == "planned":
                     self._received(p, msg[1], msg[2])
-        self._wake_r.close()
 
     def _started(self, p) -> None:
         try:
