@@ -34,6 +34,9 @@ from .unit import PlannedTask
 PLANNER_FD_ENV = "MISIGEN_PLANNER_FD"
 PLANNER_PATH_ENV = "MISIGEN_PLANNER_PATH"
 RESTARTS_PER_PLANNER = 2             # a planner process that dies is replaced this many times
+# A planner is one core's worth of work on small arrays (atoms × 3): numpy's BLAS threads there
+# only spin, and with several planners they take the cores the others need.
+ONE_THREAD_ENV = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
 def usable_cores() -> int:
@@ -346,6 +349,8 @@ class _ProcessPlanner:
                 "from misigen.pipeline.planners import planner_main; sys.exit(planner_main())")
         env = dict(os.environ, **{PLANNER_FD_ENV: str(theirs.fileno()),
                                   PLANNER_PATH_ENV: os.pathsep.join(p for p in sys.path if p)})
+        for name in ONE_THREAD_ENV:       # unless asked otherwise
+            env.setdefault(name, "1")
         self.proc = subprocess.Popen([sys.executable, "-c", code], env=env, pass_fds=(theirs.fileno(),),
                                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
         theirs.close()                 # only the child holds its end: its exit shows as EOF here
