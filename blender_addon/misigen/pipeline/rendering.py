@@ -73,7 +73,7 @@ def encode_sidecar(sidecar: dict) -> bytes:
 
 def image_job(shown, spec: RenderSpec, mats: dict, extra: dict | None = None, name: str | None = None,
               known: dict | None = None) -> ImageJob:
-    """The job of one image: its sidecar is ``known`` (planning made it) or made now, with ``extra`` keys."""
+    """The job of one image: its sidecar is ``known`` (planning made it) or made here, with ``extra`` keys."""
     sidecar = dict(known) if known is not None else annotate(shown, spec, mats)
     sidecar.update(extra or {})
     labels = tuple(dict(lab) for lab in sidecar["labels"])
