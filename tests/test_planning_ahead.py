@@ -125,3 +125,18 @@ def test_a_task_of_a_unit_that_ended_is_dropped():
     assert schedule.next_for(p)[2] != ticket
     schedule.accept(ticket, PlannedTask("a", 0))              # a stale answer is not this round's
     assert schedule.take("a") is None
+
+
+def test_auto_plans_on_a_thread_beside_cycles_on_the_cpu_and_on_every_other_core_beside_a_gpu():
+    import os
+
+    from misigen.pipeline.planners import planners_for
+
+    assert planners_for("auto", gpu=False, cores=16) == 0          # Cycles takes every core
+    if os.name == "posix":
+        assert planners_for("auto", gpu=True, cores=16) == 15
+        assert planners_for("auto", gpu=True, cores=1) == 1
+        assert planners_for(3, gpu=False) == 3
+    assert planners_for(0, gpu=True) == 0
+    with pytest.raises(ValueError):
+        planners_for(-1, gpu=True)

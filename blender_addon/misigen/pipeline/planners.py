@@ -53,10 +53,12 @@ def planners_for(request, gpu: bool, cores: int | None = None) -> int:
     nothing is rendered (Cycles already uses every core; planning overlaps its renders), and every
     core but the renderer's own when it renders on a GPU (``cores``: those it has)."""
     if request is None or request == "auto":
-        return max(1, (cores or usable_cores()) - 1) if gpu else 0
+        return max(1, (cores or usable_cores()) - 1) if gpu and os.name == "posix" else 0
     n = int(request)
     if n < 0:
         raise ValueError(f"--planners must be auto or a count ≥ 0, not {request!r}")
+    if n and os.name != "posix":
+        raise ValueError("--planners N > 0 needs Linux or macOS; --planners 0 plans on a helper thread")
     return n
 
 
