@@ -7,7 +7,7 @@ rendered: a ``--level`` filter then costs no render, and runs that do not render
 """
 from __future__ import annotations
 
-from .difficulty import LEVELS, difficulty_features, level_of
+from .difficulty import LEVELS, difficulty_features, grade
 from .rationale import make_rationale
 from .scene_plan import annotate, shown_structure
 
@@ -36,7 +36,7 @@ class SidecarCache:
 
 
 def enrich(samples: list, task, cache: SidecarCache, levels=()) -> tuple[list, list]:
-    """Give each sample's program its ``difficulty`` (features + ``level``) and the sample its
+    """Give each sample's program its ``difficulty`` (features, ``score`` and ``level``) and the sample its
     rationale (its task type's builder with the spec's template; None where either is missing or
     the images do not support one); keep only ``levels`` when given.
     Returns (kept samples, Failures of the samples left out by level)."""
@@ -49,7 +49,7 @@ def enrich(samples: list, task, cache: SidecarCache, levels=()) -> tuple[list, l
         rec = s.as_record()
         cars = cache.for_sample(s)
         feats = difficulty_features(rec, cars, tt.difficulty)
-        feats["level"] = level_of(feats, tt.level_features)
+        feats["score"], feats["level"] = grade(feats, s.program, tt.level_features, tt.level_table)
         s.program["difficulty"] = feats
         if levels and feats["level"] not in levels:
             dropped.append(Failure(s.structure, f"level {feats['level']} (this run keeps {', '.join(levels)})",
