@@ -118,6 +118,35 @@ def test_grade_uses_the_table_and_falls_back_to_thresholds():
     assert grade({"option_gap_px": 2.0}, prog, ("option_gap_px",), ROOT / "no_such_levels.yaml")[0] is None
 
 
+# ------------------------------------------------------------------ the reference
+@pytest.fixture(scope="module")
+def reference():
+    """The reference's graded features (tests/data/levels_reference.json; ``levels_reference.py``
+    plans the reference again and says whether this fixture and the tables are current)."""
+    import sys
+    sys.path.insert(0, str(ROOT / "tests" / "data"))
+    import levels_reference
+    return levels_reference.records_of(json.loads(levels_reference.FIXTURE.read_text()))
+
+
+def test_calibration_reproduces_the_committed_tables_from_the_reference(reference):
+    assert set(reference) == {t.name for t in BUNDLED}
+    for tt in BUNDLED:
+        table = L.calibrate(reference[tt.name], tt.level_features, tt.level_strata)
+        committed = L.load_level_table(tt.level_table)
+        for key in ("features", "strata", "cuts", "quantiles"):
+            assert committed[key] == table[key], (tt.name, key)
+        assert committed["reference"]["questions"] == len(reference[tt.name])
+
+
+@pytest.mark.parametrize("split", ["test", "train"])
+def test_each_level_holds_a_quarter_to_45_percent_of_every_task_on_the_reference(reference, split):
+    for tt in BUNDLED:
+        recs = [r for r in reference[tt.name] if r["split"] == split]
+        shares = L.level_shares(recs, L.load_level_table(tt.level_table))
+        assert all(0.25 <= v <= 0.45 for v in shares.values()), (tt.name, split, len(recs), shares)
+
+
 # ------------------------------------------------------------------ calibrate-levels on a plan-only dataset
 @pytest.mark.slow
 def test_calibrate_levels_command_reproduces_in_process_tables(cli, examples, tmp_path):
