@@ -7,6 +7,8 @@ Features (``difficulty_features``), each ``None`` where a task has no such thing
   option images: the smallest mean displacement of the same atoms between two options; cloze: the
   median displacement one more value step would add; interaction location: the smallest distance
   between two option moves at the H-bond's scale; docking: the smaller of one roll step and 1 Å;
+  ``option_gap``: the same as a fraction of the image width (the same at any resolution, as the
+  planners' screen thresholds; what the levels grade);
 - ``occlusion``: per image, the share of the atoms the answer depends on that are hidden (H-bond
   atoms for H-bond tasks, ligand atoms for docking, all shown atoms for the motion tasks); its value
   in the first image (``occlusion_front``: the front view, where the moves are measured), max and min;
@@ -164,6 +166,8 @@ def difficulty_features(rec: dict, sidecars: dict, task_part=None) -> dict:
     dens = [len(c.get("labels", [])) / (c["width"] * c["height"] / 1e4) for c in cars]
     drawn = sum(len(c.get("labels", [])) for c in cars)
     left = sum(len(c.get("labels_left_out", [])) for c in cars)
+    if out["option_gap_px"] is not None:         # the same at any resolution: what the levels grade
+        out["option_gap"] = rounded(out["option_gap_px"] / float(cars[0]["width"]), 5)
     out["answer_named_share"] = rounded(np.mean(named), 3) if named else None
     out["label_density"] = rounded(np.mean(dens), 3)
     out["labels_left_out_share"] = rounded(left / (drawn + left), 3) if drawn + left else 0.0

@@ -29,7 +29,7 @@ from .data_files import load_table
 LEVELS = ("easy", "medium", "hard")
 POOLED = "*"
 POINTS = 21                 # quantiles stored per feature: 0, 5, …, 100 %
-DIGITS = 4                  # decimals kept in a table (a table reproduces exactly from its records)
+DIGITS = 5                  # decimals kept in a table (a table reproduces exactly from its records)
 
 
 def harder_of(name: str) -> str:
