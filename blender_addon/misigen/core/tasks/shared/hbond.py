@@ -15,13 +15,18 @@ import numpy as np
 from ...camera import visible_atoms
 from ...data_files import load_table
 from ...labels import ligand_atom_id, residue_id
+from ...op_grammar import Op
 from ...rationale.evidence import atom_key
 from ...rationale.limits import MAX_NO, SHARED_PROTON, SLOP, acceptor_limit
 from .. import kinds
 from ..base import Planner
-from ..schema import Bool, Enum, Map, rejection
+from ..schema import Bool, Enum, Map, knob, rejection
 
 POLAR = ("N", "O")
+CONTACT_POLAR = 4.0      # Å: the pocket's contact atoms (protein N/O this close to a ligand heavy atom)
+# ``occlusion: high``: candidate start poses, (roll y, then roll x) in degrees; the identity first, and
+# turns under 45° only (beyond, the six views repeat as a set)
+POSES = tuple((a, b) for a in (0, 15, 30, 45) for b in (0, 15, 30, 45))
 
 
 def residue_text(chain, resname, resseq, icode) -> str:
@@ -52,8 +57,48 @@ class HBondPlanner(Planner):
         return {"interaction": kinds.name(self.kind), "interactions": kinds.name(self.kind, True),
                 "criteria": kinds.criteria_text(self.kind)}
 
-    def views(self, labels, residues=None, names=None) -> list:
-        return [self.view_spec(v, residues=residues, labels=labels) for v in (names or self.d["views"])]
+    def views(self, labels, residues=None, names=None, pose=()) -> list:
+        """The question's views of the start ``pose``; under ``labels: sparse`` only every other view
+        (images 1, 3, 5, …) carries labels, the same ones whatever the answer."""
+        sparse = knob(self.d, "labels") == "sparse"
+        return [self.view_spec(v, residues=residues, labels=None if sparse and k % 2 else labels, pose=pose)
+                for k, v in enumerate(names or self.d["views"])]
+
+    def labels_note(self) -> str:
+        """What the prompt adds under ``labels: sparse`` (nothing otherwise)."""
+        if knob(self.d, "labels") != "sparse":
+            return ""
+        imgs = [str(k + 1) for k in range(0, len(self.d["views"]), 2)]
+        which = imgs[0] if len(imgs) == 1 else f"{', '.join(imgs[:-1])} and {imgs[-1]}"
+        return (f" Labels are drawn in image{'s' if len(imgs) > 1 else ''} {which} only; the other images "
+                "show the same atoms unlabelled.")
+
+    def hiding_pose(self, rows, residues=None) -> list:
+        """``occlusion: high``: the start pose (``POSES``) whose views hide the most of the atoms
+        ``rows`` (of the shown structure; chosen without the answer) on average; else none."""
+        if knob(self.d, "occlusion") != "high" or not len(rows):
+            return []
+        best, best_ops = -1.0, []
+        for a, b in POSES:
+            ops = [Op("roll", ax, float(v)) for ax, v in (("y", a), ("x", b)) if v]
+            specs = [self.view_spec(v, residues=residues, labels=None, pose=ops) for v in self.d["views"]]
+            hidden = float(np.mean([1.0 - self.visible(s)[rows].mean() for s in specs]))
+            if hidden > best + 1e-9:
+                best, best_ops = hidden, ops
+        return best_ops
+
+    def contact_rows(self, residues=None, within: float = CONTACT_POLAR) -> np.ndarray:
+        """Rows of the atoms an interaction answer could name, whatever it is: the ligand's N/O and the
+        protein N/O within ``within`` Å of a ligand heavy atom (T4: every N/O of its residue)."""
+        shown = self.ctx.shown(residues=residues)
+        lig = shown.ligand & ~shown.is_hydrogen
+        polar = np.isin(shown.element, POLAR) & ~shown.is_water
+        prot = np.nonzero(~shown.ligand & polar)[0]
+        near = np.zeros(shown.n_atoms, bool)
+        if len(prot) and lig.any():
+            d = np.sqrt(((shown.coords[prot][:, None] - shown.coords[lig][None]) ** 2).sum(-1)).min(axis=1)
+            near[prot[d <= within]] = True
+        return np.nonzero(near | (lig & polar))[0]
 
     def visible(self, spec) -> np.ndarray:
         def make():
@@ -103,6 +148,9 @@ class HBondPlanner(Planner):
 
 # ------------------------------------------------------------------ spec keys
 HB_REJECTION = rejection(require_visible=(Bool(), True), require_labels=(Bool(), True))
+# labels: sparse (labels in every other view only) and occlusion: high (the start pose that hides the
+# answer-free candidate atoms most): what the interaction tasks' ``difficulty:`` block may set
+HB_KNOBS = ("labels", "occlusion")
 INTERACTION = (Map({"kind": (Enum(kinds.NAMES), "hbond")}), {})
 KIND_FIELDS = frozenset({"interaction", "interactions", "criteria"})
 
@@ -165,5 +213,5 @@ def list_difficulty(interaction: str, bonds: list, found: list, cars: list[dict]
             "_answer_atoms": bond_rows(interaction, bonds)}
 
 
-__all__ = ["HBondPlanner", "HB_REJECTION", "INTERACTION", "KIND_FIELDS", "residue_text", "residue_class", "hbonds_only",
-           "bond_keys", "hbond_margin", "bond_rows", "list_difficulty"]
+__all__ = ["HBondPlanner", "HB_REJECTION", "HB_KNOBS", "POSES", "INTERACTION", "KIND_FIELDS", "residue_text",
+           "residue_class", "hbonds_only", "bond_keys", "hbond_margin", "bond_rows", "list_difficulty"]
