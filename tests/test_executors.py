@@ -204,6 +204,7 @@ def _same_files(a, b) -> None:
     assert [name for name in ours if ours[name] != theirs[name]] == []
 
 
+@pytest.mark.slow      # takes long
 @pytest.mark.parametrize("split", [dict(planners=2), dict(workers=2, planners=1)])
 def test_planning_processes_write_the_same_files(tmp_path, inputs, suite, fast_style, split):
     """Plan-only, every task of the suite: the files of one helper thread and of planning processes
@@ -264,6 +265,7 @@ def _plugin_suite(folder, examples_root, setup_code: str, name: str):
     return folder / "suite.yaml"
 
 
+@pytest.mark.slow      # takes long
 def test_a_planning_error_in_a_planning_process_is_its_units_failure(tmp_path, inputs, examples, fast_style):
     """The error is raised in another process: it is still that unit's one failure line, the same
     as when the helper thread plans it, and the other unit is done."""
@@ -280,6 +282,7 @@ def test_a_planning_error_in_a_planning_process_is_its_units_failure(tmp_path, i
     _same_files(tmp_path / "thread", tmp_path / "processes")
 
 
+@pytest.mark.slow      # takes long
 def test_a_planning_process_that_dies_fails_its_unit_and_is_replaced(tmp_path, inputs, examples, fast_style,
                                                                       monkeypatch):
     """SIGKILL the planning process while it plans 1hvi: that unit gets one failure line, a new
