@@ -26,7 +26,7 @@ TASK_TYPES = (
              description="List every hydrogen bond between the pocket and the ligand.",
              rederive=hbonds_only(pocket_atoms, PocketProgram), audit=list_answers, guessers=GUESSERS,
              rationale=pocket_hbonds, difficulty=difficulty_part,
-             level_features=("n_interactions", "hbond_margin", "occlusion_max", "answer_named_share",
+             level_features=("n_interactions", "hbond_margin", "reading_margin", "occlusion_max", "answer_named_share",
                              "labels_left_out_share"),
              level_table=LEVELS, program=PocketProgram),
 )
