@@ -276,3 +276,21 @@ def test_labels_keep_their_side_across_a_question(complexes):
         assert len(same) > 200, name
         assert np.mean(same) >= min_same and np.mean(pairs) >= min_pairs, (name, np.mean(same), np.mean(pairs))
         assert np.mean(alone) < 0.2 and np.mean(alone_pairs) < 0.5, (name, np.mean(alone), np.mean(alone_pairs))
+
+
+def test_polar_contacts_are_labelled_first_whatever_the_answer(brd4, hivp, style):
+    """misi_bench places the labels of the pocket's polar contacts first (``labels.polar_contacts_first``):
+    the names of every H-bond T9 asks about lead the plan, and the plan is the one every pocket view
+    of the suite carries (translation's too), so it says nothing about which atoms bond."""
+    from misigen.core.tasks.base import polar_contacts_first
+    tasks = {t.name: t for t in load_suite(SUITE)}
+    assert tasks["pocket_ligand_interaction"].suite["polar_contact_labels_first"] == 4.0
+    for st in (brd4, hivp):
+        t9 = plan_samples(tasks["pocket_ligand_interaction"], st, style, "test", 0)[0][0]
+        t1 = plan_samples(tasks["translation"], st, style, "test", 0)[0][0]
+        plan = t9.images[0].labels
+        assert plan == t1.images[0].labels
+        ligand, residues = polar_contacts_first(shown_structure(st, style), 4.0)
+        assert plan.first[:len(ligand) + len(residues)] == tuple(ligand + residues)
+        assert needed_names(t9, st) <= set(ligand + residues), needed_names(t9, st) - set(ligand + residues)
+        assert len(residues) < len({lab for lab in plan.first if lab.startswith("res ")})   # fewer than the contacts
