@@ -358,9 +358,10 @@ def _place_all(layouts: list, items, may_cover, homes: dict | None) -> dict:
     Two tiers, each in item order: the labels that may cover obstacles (``may_cover``: the plan's
     ``first``; every label when it is None), then the others. Within a tier, every label first goes
     to its home side where it has a place there, then the labels that found none take the first free
-    place on any side (``_Layout.place``), except that one of the second tier is left out: no answer
-    needs it, and a label that changes sides from image to image cannot be followed. ``homes`` None:
-    each label's home is chosen here, as the side with a place in the most of the layouts."""
+    place on any side (``_Layout.place``), except that one of the second tier is left out (with
+    ``labels.drop_overlapping``): no answer needs it, and a label that changes sides from image to
+    image cannot be followed. ``homes`` None: each label's home is chosen here, as the side with a
+    place in the most of the layouts."""
     chosen: dict = {}
     for tier in _tiers(items, may_cover):
         left: list = [[] for _ in layouts]
@@ -379,7 +380,7 @@ def _place_all(layouts: list, items, may_cover, homes: dict | None) -> dict:
                     left[n].append((p, cover, home is not None))
         for lay, rest in zip(layouts, left):
             for p, cover, homed in rest:
-                if homed and not cover:
+                if homed and not cover and lay.drop:
                     lay.leave_out(p)
                 else:
                     lay.place(p, cover)
