@@ -169,7 +169,8 @@ def _reason(pair, only, s, T, cx_atoms, at_limit, metal_rows, shared=()) -> str:
     """The first reason class that explains one differing pair (see the docstring)."""
     import numpy as np
     if pair in shared:
-        return "shared proton (a misigen-definition rule: two acid O closer than 2.65 A)"
+        from misigen.core.interactions.hbond_limits import shared_proton_limit
+        return f"shared proton (a misigen-definition rule: two acid O closer than {shared_proton_limit().distance} A)"
     from misigen.core.interactions.hydrogens import deposited_rotor, hydrogen_positions
     c, n, pa, la = pair
     prot = [i for i in np.nonzero((s.chain == c) & (s.resseq == n) & (s.name == pa) & ~s.ligand)[0]]

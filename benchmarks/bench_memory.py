@@ -76,7 +76,7 @@ def main() -> None:
             src = sources[k % len(sources)]
             src = replace(src, id=f"{src.id}~r{k // len(sources)}")
             summary = process_structure(src, tasks, style, Path(tmp), "test", 0, "cpu")
-            images += summary.images_rendered
+            images += summary.rendered.images
             records += summary.records
             if k + 1 == args.baseline:
                 base_peak, base_rss = status_mb("VmHWM"), status_mb("VmRSS")

@@ -77,13 +77,14 @@ def main() -> None:
     tasks = load_suite(suite_path(args.suite))
     src = next(s for s in discover_inputs([args.complexes]).sources if s.id == args.structure)
 
-    patch(unit, "plan_structure", "plan (load + every task's planner)")
+    patch(unit.UnitPlanning, "samples_of", "plan (every task's planner, rationale, level)")
+    patch(unit.UnitPlanning, "__init__", "load")
     patch(scene_plan, "annotate", "sidecar: annotate (all)")
     patch(scene_plan, "visible_atoms", "sidecar: visibility")
     patch(scene_plan, "layout_labels", "label layout (planner + sidecar)")
     patch(core_labels, "layout_labels", "label layout (planner + sidecar)")
     rendering.annotate = scene_plan.annotate
-    patch(rendering, "write_json_atomic", "sidecar: JSON encode + write")
+    patch(rendering, "encode_sidecar", "sidecar: JSON encode")
     patch(output, "write_bytes_atomic", "file writes (fsync + rename)")
     patch(renderer.SceneRenderer, "render_raw", "Cycles call + raw image (main thread)")
     patch(renderer.SceneRenderer, "finish", "labels drawn + PNG written")
@@ -94,8 +95,8 @@ def main() -> None:
     w0, c0 = time.perf_counter(), time.process_time()
     summary = unit.process_structure(src, tasks, style, out, "test", 0, "cpu")
     wall, cpu = time.perf_counter() - w0, time.process_time() - c0
-    n = summary.images_rendered or 1
-    cyc = summary.cycles_seconds
+    n = summary.rendered.images or 1
+    cyc = summary.rendered.cycles_seconds
     TOTALS["  of which Cycles' render call"] = [n, cyc, float("nan")]
     print(f"{args.structure} at {args.size}² ({style['render']['samples']} spp), {n} images, "
           f"{summary.records} QA; load average {os.getloadavg()[0]:.1f}; ms per image (wall / CPU of the thread):")

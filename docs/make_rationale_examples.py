@@ -2,9 +2,9 @@
 
     python docs/make_rationale_examples.py DATASET      # a rendered dataset folder (e.g. the demo's)
 
-For the first record of each task it writes ``docs/images/rationale_<task>.jpg`` (the question's images,
-then its option images, as a labelled contact sheet) and prints the Markdown block docs/TASKS.md holds
-(image paths relative to docs/).
+For the first record of each task with a rationale (1HVI's first, else another structure's) it writes
+``docs/images/rationale_<task>.jpg`` (the question's images, then its option images, as a labelled contact
+sheet) and prints the Markdown block docs/TASKS.md holds (image paths relative to docs/).
 """
 import json
 import sys
@@ -42,9 +42,10 @@ def short_question(text: str) -> str:
 def main(dataset: Path) -> None:
     recs = [json.loads(line) for line in (dataset / "annotations.jsonl").read_text().splitlines() if line.strip()]
     seen = {}
-    for r in recs:
-        if r.get("rationale") and r["task"] not in seen and r["structure"] == "1hvi":
+    for r in sorted(recs, key=lambda r: r["structure"] != "1hvi"):      # 1HVI's first, the order kept
+        if r.get("rationale") and r["task"] not in seen:
             seen[r["task"]] = r
+    seen = dict(sorted(seen.items()))
     OUT.mkdir(parents=True, exist_ok=True)
     for task, r in seen.items():
         png = OUT / f"rationale_{task}.jpg"

@@ -239,8 +239,7 @@ def test_hf_export_loads_with_datasets(rendered, run, tmp_path):
         assert all(im.size == (RES, RES) for im in row["images"])
         assert row["answer"] == rec["answer"] and row["question"] == rec["question"]
         assert json.loads(row["program"]) == rec["program"] and row["row"] == score_row(rec)
-        assert row["rationale"] == (rec["rationale"] or "")            # empty where a record has none
-        assert row["level"] == rec["program"]["difficulty"]["level"]
+        assert row["rationale"] == (rec["rationale"] or "") and row["level"] == rec["program"]["difficulty"]["level"]
         if n_opt:
             assert row["options"] == [f"image {len(rec['images']) + k}" for k in range(1, 5)]
         for ex in row["few_shot"]:

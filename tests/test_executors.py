@@ -1,5 +1,6 @@
-"""Executors: the same annotations from 1 process, 2 workers, Ray and 3 shard folders merged;
-workers that die are replaced and their unit retried; merge refuses shards of different runs."""
+"""Executors: the same annotations from 1 process, planning processes, 2 workers, Ray and 3 shard
+folders merged (every file byte for byte where the run is the same); workers that die are replaced
+and their units retried; merge refuses shards of different runs."""
 import json
 import os
 import shutil
@@ -26,6 +27,11 @@ def suite():
 @pytest.fixture(scope="module")
 def inputs(examples):
     return [examples / "wagner_brd4", examples / "1hvi.pdb"]
+
+
+def _run(suite, inputs, out, style, **kw):
+    """``run_generate`` of these settings (keyword arguments as RunConfig's)."""
+    return run_generate(RunConfig(inputs, out, suite=suite, style=style, **kw))
 
 
 def _gen(out, inputs, suite, style, **kw):
@@ -152,20 +158,20 @@ def _children_running(marker: str) -> list:
 def test_a_unit_that_raises_is_recorded_and_retried_on_rerun(tmp_path, inputs, suite, fast_style, monkeypatch):
     import misigen.pipeline.unit as unit
     out = tmp_path / "bug"
-    real = unit.plan_unit
+    real = unit.UnitPlanning.samples_of
 
-    def flaky(source, *a, **kw):          # planning runs on the planner thread: its error is the unit's
-        if source.id == "1hvi":
+    def flaky(self, index):               # planning runs on the planner thread: its error is the unit's
+        if self.source.id == "1hvi":
             raise RuntimeError("simulated bug")
-        return real(source, *a, **kw)
+        return real(self, index)
 
-    monkeypatch.setattr(unit, "plan_unit", flaky)
+    monkeypatch.setattr(unit.UnitPlanning, "samples_of", flaky)
     manifest = run_generate(RunConfig(inputs, out, suite=suite, style=fast_style, split="test", seed=11,
                                       tasks=TASKS, render=False, progress=False))
     assert manifest["this_run"]["failed"] == 1
     fails = [json.loads(line) for line in (out / "failures.jsonl").read_text().splitlines()]
     assert any(f["structure"] == "1hvi" and "simulated bug" in f["why"] for f in fails)
-    monkeypatch.setattr(unit, "plan_unit", real)
+    monkeypatch.setattr(unit.UnitPlanning, "samples_of", real)
     again = run_generate(RunConfig(inputs, out, suite=suite, style=fast_style, split="test", seed=11, tasks=TASKS,
                                    render=False, progress=False))
     assert again["this_run"]["structures"] == 1 and again["this_run"]["done"] == 1
@@ -183,3 +189,129 @@ def test_each_worker_is_replaced_after_its_quota(tmp_path, inputs, suite, fast_s
     pool, results = WorkerPool(1, per_worker=1), []
     pool.run([s.id for s in setup.mine], setup.ctx, results.append)
     assert pool.started == 2 and [r.status for r in results] == ["done", "done"]
+
+
+# ------------------------------------------------------------------ planning processes
+def _files(folder) -> dict:
+    """Every file a run wrote, by path, except the manifest (it holds this run's timings and executor)."""
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file() and p.name != "manifest.json" and not p.name.startswith(".misigen")}
+
+
+def _same_files(a, b) -> None:
+    ours, theirs = _files(a), _files(b)
+    assert sorted(ours) == sorted(theirs)
+    assert [name for name in ours if ours[name] != theirs[name]] == []
+
+
+@pytest.mark.slow      # takes long
+@pytest.mark.parametrize("split", [dict(planners=2), dict(workers=2, planners=1)])
+def test_planning_processes_write_the_same_files(tmp_path, inputs, suite, fast_style, split):
+    """Plan-only, every task of the suite: the files of one helper thread and of planning processes
+    (their tasks spread over them, each task handed back in any order) are the same, byte for byte."""
+    runs = {}
+    for name, kw in (("thread", dict(planners=0)), ("split", split)):
+        out = tmp_path / name
+        runs[name] = _run(suite, inputs, out, fast_style, split="test", seed=3, render=False, progress=False,
+                          audit=False, **kw)
+    assert runs["split"]["this_run"]["planners"] == split["planners"]
+    assert runs["thread"]["this_run"]["planners"] == 0 and runs["thread"]["counts"]["records"] > 20
+    _same_files(tmp_path / "thread", tmp_path / "split")
+
+
+@pytest.fixture(scope="module")
+def small_style(fast_style):
+    import copy
+    style = copy.deepcopy(fast_style)
+    style["render"]["resolution"] = [128, 128]
+    return style
+
+
+@pytest.mark.render
+def test_planning_processes_render_the_same_files(tmp_path, inputs, suite, small_style):
+    """A real render at 128²: sidecars, PNGs (names and bytes), parts and annotations of one helper
+    thread, two planning processes and two workers (each with a planning process) are the same."""
+    for name, kw in (("thread", dict(planners=0)), ("planners", dict(planners=2)),
+                     ("workers", dict(workers=2, planners=1))):
+        manifest = _gen(tmp_path / name, inputs, suite, small_style, audit=False, **kw)
+        assert manifest["this_run"]["done"] == 2 and manifest["this_run"]["images_rendered"] > 0
+    assert list((tmp_path / "thread" / "images").glob("*.png"))
+    _same_files(tmp_path / "thread", tmp_path / "planners")
+    _same_files(tmp_path / "thread", tmp_path / "workers")
+
+
+BUG = ('        if self.sid == "1hvi":\n'
+       '            raise RuntimeError("simulated bug")\n')
+HANG = ('        import os, pathlib, time\n'
+        '        if self.sid == "1hvi" and os.environ.get("MISIGEN_TEST_HANG"):\n'
+        '            pathlib.Path(os.environ["MISIGEN_TEST_HANG"]).write_text("planning")\n'
+        '            time.sleep(120)\n')
+
+
+def _plugin_suite(folder, examples_root, setup_code: str, name: str):
+    """A suite of translation and a plugin task ``name`` (the bundled example's, renamed: the
+    registry is one per process) whose planner's setup begins with ``setup_code``."""
+    src = examples_root.parent.parent / "examples" / "custom_task"
+    folder.mkdir()
+    code = (src / "nearer_atom.py").read_text().replace('TaskType("nearer_atom"', f'TaskType("{name}"')
+    code = code.replace("    def setup(self):\n", "    def setup(self):\n" + setup_code, 1)
+    (folder / f"{name}.py").write_text(code)
+    (folder / "nearer_atom.txt").write_text((src / "nearer_atom.txt").read_text())
+    (folder / f"{name}.yaml").write_text((src / "nearer_atom.yaml").read_text()
+                                         .replace("task: nearer_atom", f"task: {name}"))
+    translation = examples_root.parent.parent / "task_specs" / "translation.yaml"
+    (folder / "suite.yaml").write_text(f"name: planning_{name}\nmodules:\n  - {name}.py\n"
+                                       f"tasks:\n  - {translation}\n  - {name}.yaml\n")
+    return folder / "suite.yaml"
+
+
+@pytest.mark.slow      # takes long
+def test_a_planning_error_in_a_planning_process_is_its_units_failure(tmp_path, inputs, examples, fast_style):
+    """The error is raised in another process: it is still that unit's one failure line, the same
+    as when the helper thread plans it, and the other unit is done."""
+    suite = _plugin_suite(tmp_path / "suite", examples, BUG, "nearer_atom_bug")
+    for name, planners in (("thread", 0), ("processes", 2)):
+        manifest = _run(suite, inputs, tmp_path / name, fast_style, split="test", seed=11, render=False,
+                        progress=False, audit=False, planners=planners)
+        assert manifest["this_run"]["done"] == 1 and manifest["this_run"]["failed"] == 1
+        fails = [json.loads(line) for line in (tmp_path / name / "failures.jsonl").read_text().splitlines()]
+        assert {"structure": "1hvi", "task": None, "sample": None,
+                "why": "unit failed: RuntimeError: simulated bug"} in fails
+        records = [json.loads(line) for line in (tmp_path / name / "annotations.jsonl").read_text().splitlines()]
+        assert records and {r["structure"] for r in records} == {"wagner_brd4"}
+    _same_files(tmp_path / "thread", tmp_path / "processes")
+
+
+@pytest.mark.slow      # takes long
+def test_a_planning_process_that_dies_fails_its_unit_and_is_replaced(tmp_path, inputs, examples, fast_style,
+                                                                      monkeypatch):
+    """SIGKILL the planning process while it plans 1hvi: that unit gets one failure line, a new
+    planning process plans the rest, and the same command run again completes the dataset."""
+    suite = _plugin_suite(tmp_path / "suite", examples, HANG, "nearer_atom_hang")
+    out, marker = tmp_path / "planner_killed", tmp_path / "planning-1hvi"
+    monkeypatch.setenv("MISIGEN_TEST_HANG", str(marker))
+    killed = []
+
+    def kill_the_planner_on_1hvi():
+        for _ in range(3000):
+            if marker.exists():
+                for pid in _children_running("planner_main"):
+                    os.kill(pid, 9)
+                    killed.append(pid)
+                return
+            time.sleep(0.05)
+
+    killer = threading.Thread(target=kill_the_planner_on_1hvi)
+    killer.start()
+    kw = dict(split="test", seed=11, render=False, progress=False, audit=False)
+    first = _run(suite, inputs, out, fast_style, planners=1, **kw)
+    killer.join()
+    assert len(killed) == 1
+    fails = [json.loads(line) for line in (out / "failures.jsonl").read_text().splitlines()]
+    assert [f["structure"] for f in fails if "planning process died (exit code -9)" in f["why"]] == ["1hvi"]
+    assert first["this_run"]["failed"] == 1 and first["this_run"]["done"] == 1
+    monkeypatch.delenv("MISIGEN_TEST_HANG")
+    again = _run(suite, inputs, out, fast_style, planners=1, **kw)
+    assert again["this_run"]["structures"] == 1 and again["this_run"]["done"] == 1
+    _run(suite, inputs, tmp_path / "reference", fast_style, planners=0, **kw)
+    _same_files(tmp_path / "reference", out)

@@ -15,7 +15,7 @@ import pytest
 
 from misigen.core import ccd
 from misigen.core.errors import InputError
-from misigen.core.het_ligand import parse_selectors, read_ligand_map
+from misigen.core.ligand import parse_selectors, read_ligand_map
 from misigen.core.interactions import find_interactions
 from misigen.core.interactions.hbond_rules import acceptor_rule, donor_rule
 from misigen.core.interactions.atom_typing import type_structure

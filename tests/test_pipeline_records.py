@@ -5,6 +5,7 @@ import json
 from misigen.core.failures import Failure
 from misigen.pipeline.cli import build_parser
 from misigen.pipeline.output import dumps
+from misigen.pipeline.rendering import RenderCounts
 from misigen.pipeline.unit import RunStats, UnitSummary, crash_summary
 
 
@@ -20,9 +21,11 @@ def test_failure_lines_always_have_the_same_four_keys():
 
 def test_unit_summaries_add_up():
     stats = RunStats(units=2)
-    stats.add(UnitSummary("a", "done", records=3, images_rendered=2, render_seconds=1.5, device="CPU"))
+    stats.add(UnitSummary("a", "done", records=3, rendered=RenderCounts(2, 1.5, 1.0, "CPU")))
+    stats.add(UnitSummary("c", "done", records=1, rendered=RenderCounts(1, 0.5, 0.25, "")))
     stats.add(crash_summary("b", "worker died"))
-    assert (stats.done, stats.failed, stats.records, stats.images, stats.devices) == (1, 1, 3, 2, {"CPU"})
+    assert (stats.done, stats.failed, stats.records, stats.devices) == (2, 1, 4, {"CPU"})
+    assert stats.rendered == RenderCounts(3, 2.0, 1.25, "CPU")      # a unit with no device keeps the one seen
     assert crash_summary("b", "worker died").failure.as_dict()["why"] == "worker died"
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from misigen.core import het_ligand
+from misigen.core.ligand import choose_ligand
 from misigen.core.interactions import find_interactions
 from misigen.core.loader import discover, load_structure
 from misigen.core.readers import read_protein_file
@@ -84,7 +84,7 @@ def test_ligand_selector_still_overrides_and_open_selectors_take_most_contacts(t
 def test_equal_contacts_take_the_first_copy(tmp_path):
     # both copies far from the protein: 0 contacts each, so the first in the file wins
     path = copies_excerpt(tmp_path, shift_copy=40.0, shift_ligand=60.0)
-    choice = het_ligand.choose_ligand(path, read_protein_file(path))
+    choice = choose_ligand(path, read_protein_file(path))
     assert choice.copies == {"GP6:A:911": 0, "GP6:A:910": 0}
     assert choice.id == "GP6:A:911"
 

@@ -1,16 +1,18 @@
 """Rationales: one per task type on the bundled examples, every number replayed from the sidecars,
-and replay failing when a number, a sidecar reading or the cited atom's visibility is altered."""
+and replay failing when a number, a sidecar reading or the cited atom's visibility is altered; the
+readings (view axes, standard lengths, the scale bar) and the reading margin."""
 from __future__ import annotations
 
 import copy
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from misigen.core.errors import InputError
 from misigen.core.rationale import make_rationale, parse_template, replay
-from misigen.core.rationale.evidence import evaluate
+from misigen.core.rationale.evidence import atom_key, evaluate
 from misigen.core.rationale.sidecars import sample_sidecars
 from misigen.core.tasks import PartnerCatalog, load_suite, plan_samples, task_type
 
@@ -24,18 +26,22 @@ def build(rec):
 
 @pytest.fixture(scope="module")
 def planned(brd4, hivp, style):
-    """One record per task type (1hvi, test split) with its sidecars computed in memory."""
+    """One record per task type with its sidecars computed in memory: the first, 1hvi's test split
+    first, whose images support a derivation (docking's move is an estimate that rounds to the answer
+    for few questions)."""
     by_id = {brd4.id: brd4, hivp.id: hivp}
     partners = PartnerCatalog({k: "test" for k in by_id}, lambda i: by_id[i])
     out = {}
     for task in load_suite(SUITE):
-        samples, _ = plan_samples(task, hivp, style, "test", 0, partners)
-        assert samples, task.name
-        for s in samples:              # the first whose images support a derivation (almost always the first)
-            rec, cars = s.as_record(), sample_sidecars(s, by_id)
-            if make_rationale(rec, cars, task.rationale, build(rec))[0] is not None:
+        for structure, split in ((hivp, "test"), (brd4, "test"), (hivp, "train"), (brd4, "train")):
+            samples, _ = plan_samples(task, structure, style, split, 0, partners)
+            found = next(((s.as_record(), sample_sidecars(s, by_id)) for s in samples
+                          if make_rationale(s.as_record(), sample_sidecars(s, by_id), task.rationale,
+                                            build(s.as_record()))[0] is not None), None)
+            if found:
+                out[task.name] = (task, *found)
                 break
-        out[task.name] = (task, rec, cars)
+        assert task.name in out, task.name
     return out
 
 
@@ -49,15 +55,17 @@ def with_rationale(item):
 TASKS = ["translation", "rotation", "zooming", "residue_ligand_interaction", "translation_rotation",
          "rotation_rotation", "docking", "interaction_location", "pocket_ligand_interaction"]
 EXPECT = {   # what each task's rationale must say, beyond replaying
-    "translation": r"moved -?\d+\.\d px across .* Å long and spans .* px per Å",
-    "rotation": r"From .* to .*: x -?\d+\.\d\d, y .*predicts",
-    "zooming": r"focal length of \d+\.\d px.*Å from the camera",
-    "residue_ligand_interaction": r"Å apart",
-    "translation_rotation": r"centre of the drawn atoms .* moved x",
+    "translation": r"moved -?\d+\.\d px across .* a standard \d\.\d\d Å\) spans .* about \d+\.\d\d px per Å.*"
+                   r"about -?\d\.\d\d Å",
+    "rotation": r"In image 1, .* is -?\d+\.\d px across and -?\d+\.\d px down from .*predicts .*off by \d+\.\d px",
+    "zooming": r"focal length of \d+\.\d px.*about \d+\.\d Å from the camera",
+    "residue_ligand_interaction": r"about \d+\.\d Å apart",
+    "translation_rotation": r"centre of the drawn atoms .* moved -?\d+\.\d px across .* about -?\d\.\d Å along x",
     "rotation_rotation": r"applied to it once more",
-    "docking": r"binding site at x -?\d+\.\d\d Å",
+    "docking": r"centred at \d+\.\d px across.*about -?\d+\.\d Å along x",
     "interaction_location": r"px per Å.*option [A-D]",
-    "pocket_ligand_interaction": r"\(donor\) and .* \(acceptor, .*\) are \d\.\d\d Å apart, within the \d\.\d\d Å",
+    "pocket_ligand_interaction": r"\(donor\) and .* \(acceptor, .*\): in image \d .* about \d\.\d Å apart, (within|at) "
+                                 r"the \d\.\d\d Å",
 }
 
 
@@ -144,19 +152,121 @@ def test_interaction_kind_rationale_cites_groups_and_replays(hivp, style):
         text, why = make_rationale(rec, cars, task.rationale, build(rec))
         got[rec["answer"]] = (rec, cars, text, why)
     rec, cars, text, _ = got["Yes"]
-    assert re.search(r"centres \d\.\d\d Å apart, within the 4\.00 Å the criterion allows", text), text
+    assert re.search(r"centres are about \d\.\d Å apart(, within|: at) the 4\.00 Å the criterion allows", text), text
     assert replay(dict(rec, rationale=text), cars, build(rec)) == []
     assert got["No"][2] is None and "No" in got["No"][3]
 
 
 @pytest.mark.slow      # runs run_blender.py in a subprocess
-def test_every_interaction_location_question_of_the_examples_has_a_rationale(cli, examples, tmp_path):
+def test_interaction_location_questions_of_the_examples_have_rationales(cli, examples, tmp_path):
     """T8 asks only about H-bonds whose centre the images let a reader place (both atoms visible in
-    the reference view, or each in a view sharing each of its axes); before that rule, 1hvi's first
-    test question named an atom hidden in every view showing the front's y axis and had no rationale."""
+    the reference view, or each in a view sharing each of its axes), so its questions have rationales
+    but where an estimated move rounds past the answer's step."""
     import json
     r = cli("generate", "--structures", examples, "--out", tmp_path / "out", "--split", "test", "--plan-only",
             "--tasks", "interaction_location")
     assert r.returncode == 0, r.stderr
     recs = [json.loads(line) for line in (tmp_path / "out" / "annotations.jsonl").read_text().splitlines()]
-    assert len(recs) == 4 and all(rec["rationale"] for rec in recs)
+    # the centre is placeable in all four; the moves are estimates, and one rounds past its answer's step
+    assert len(recs) == 4 and sum(bool(rec["rationale"]) for rec in recs) >= 3
+
+
+# ------------------------------------------------------------------ readings a reader takes from the images
+def test_view_axes_follow_the_prompts_views():
+    """Which front axis each canonical view's horizontal and vertical pixel axes show (v counts down)."""
+    from misigen.core.rationale.estimates import image_axes
+    assert image_axes("front") == (("x", 1), ("y", -1))
+    assert image_axes("left") == (("z", 1), ("y", -1))       # turned +90° about Y: its left side faces you
+    assert image_axes("right") == (("z", -1), ("y", -1))
+    assert image_axes("top") == (("x", 1), ("z", 1))         # turned +90° about X: the front's depth runs down
+    assert image_axes("bottom") == (("x", 1), ("z", -1))
+    assert image_axes("back") == (("x", -1), ("y", -1))
+
+
+def test_standard_lengths_name_bonded_pairs_only(planned):
+    from misigen.core.rationale.evidence import View
+    from misigen.core.rationale.scales import standard_length
+    _, rec, cars = planned["translation"]
+    v = View(1, cars[rec["images"][0]])
+    res = next(a for a in v.atoms if not a["ligand"] and a["name"] == "CA")
+    key = f"P:{res['chain']}:{res['resseq']}{res['icode']}:"
+    assert standard_length(v, key + "CA", key + "C") == (1.52, 0.02, "backbone CA–C")
+    assert standard_length(v, key + "C", key + "CA")[2] == "backbone CA–C"
+    assert standard_length(v, key + "N", key + "C") is None            # not bonded
+    lig = [k for k in v.index if k.startswith("L:")]
+    pair = next((a, b) for a in lig for b in lig if a < b and v.bonded(a, b)
+                and {v.element(a), v.element(b)} == {"C"})
+    assert standard_length(v, *pair) == (1.50, 0.08, "C–C")
+
+
+def test_scale_bar_gives_the_px_per_angstrom_it_is_drawn_at(hivp, style):
+    """misi_plus draws a scale bar: its Å text over its pixel length is the sidecar's px/Å at its depth."""
+    from misigen.core.rationale.evidence import Facts, View
+    from misigen.core.rationale.scales import bar_scale
+    task = next(t for t in load_suite(ROOT / "task_specs" / "misi_plus.yaml") if t.name == "translation")
+    s = plan_samples(task, hivp, style, "test", 0)[0][0]
+    car = next(iter(sample_sidecars(s, {hivp.id: hivp}).values()))
+    F = Facts()
+    sc = bar_scale(F, View(1, car), "bar")
+    assert sc.say["length"] == f"{car['scale_bar']['length']:g}"
+    assert F.values["bar_scale"] == pytest.approx(car["scale_bar"]["px_per_angstrom"], abs=0.01)
+    assert bar_scale(Facts(), View(1, dict(car, scale_bar=None)), "bar") is None
+
+
+def test_removed_bond_does_not_replay(planned):
+    """The reference bond's standard length holds only for a bond the image draws: without it, the
+    standard-length fact no longer re-derives, and the rationale no longer replays."""
+    from misigen.core.rationale.rederive import check_fact
+    from misigen.core.rationale.replay import _views, rationale_facts
+    rec, cars = with_rationale(planned["translation"])
+    std = next(f for f in rationale_facts(rec, cars, build(rec)).items if f.kind == "standard")
+    cars = copy.deepcopy(cars)
+    car = cars[rec["images"][std.image - 1]]
+    rows = {i for i, a in enumerate(car["atoms"]) if atom_key(a) in std.atoms}
+    car["bonds"] = [b for b in car["bonds"] if set(b) != rows]
+    assert check_fact(std, _views(rec, cars), {}, rec) == "the two atoms are not a bond with a standard length"
+    assert replay(rec, cars, build(rec))
+
+
+def test_hbond_estimates_are_within_their_reading_error(brd4, hivp, style):
+    """The distance a reader estimates from two views lands within the reading error the margin assumes
+    (its relative part, plus a reference's spread and a pixel) for most H-bonds of the examples (both
+    tasks that list them, both splits): the calibration of ``core/data/reading.yaml``."""
+    from misigen.core.rationale.evidence import Facts
+    from misigen.core.rationale.readings import NoRationale
+    from misigen.core.rationale.replay import _Recorder, _run
+    from misigen.core.rationale.scales import reading_table
+    rel = float(reading_table()["error"]["relative_two_views"])
+    by_id = {brd4.id: brd4, hivp.id: hivp}
+    errors = []
+    for task in load_suite(SUITE):
+        if task.name not in ("residue_ligand_interaction", "pocket_ligand_interaction"):
+            continue
+        for structure, split in ((hivp, "test"), (brd4, "test"), (hivp, "train")):
+            for s in plan_samples(task, structure, style, split, 0)[0]:
+                rec, F = s.as_record(), Facts()
+                try:
+                    _run(rec, sample_sidecars(s, by_id), _Recorder(), build(rec), F)
+                except NoRationale:
+                    pass
+                errors += [abs(F.values[f"b{n}_d"] / float(b["distance"]) - 1)
+                           for n, b in enumerate(rec["program"].get("hbonds") or []) if f"b{n}_d" in F.values]
+    assert len(errors) >= 15
+    assert sum(e <= rel + 0.08 for e in errors) >= 0.85 * len(errors), sorted(errors)
+    assert float(np.median(errors)) < rel / 2, sorted(errors)
+
+
+def test_reading_margin_is_a_difficulty_feature(hivp, style):
+    """Zooming's estimate (tens of Å read at a few % each) always leaves the 1-Å step open; translation's
+    (2 Å at most) mostly does not."""
+    from misigen.core.teaching import SidecarCache, enrich
+    tasks = {t.name: t for t in load_suite(SUITE)}
+    got = {}
+    for name in ("zooming", "translation"):
+        samples, _ = plan_samples(tasks[name], hivp, style, "train", 0)
+        kept, _ = enrich(samples, tasks[name], SidecarCache({hivp.id: hivp}))
+        got[name] = [s.program["difficulty"] for s in kept]
+    for d in got["zooming"] + got["translation"]:
+        assert isinstance(d["reading_margin"], float) and d["estimate_ambiguous"] == (d["reading_margin"] < 1)
+    assert all(d["estimate_ambiguous"] for d in got["zooming"])
+    assert not all(d["estimate_ambiguous"] for d in got["translation"])

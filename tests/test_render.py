@@ -233,6 +233,25 @@ def test_a_view_rendered_after_another_equals_it_rendered_alone(tmp_path, brd4):
     assert np.abs(load_png(second) - load_png(alone)).max() < 0.02
 
 
+def test_scenes_alive_together_keep_their_own_look(tmp_path, brd4):
+    """A GUI session keeps its scene while the pipeline builds others: each scene's atoms and bonds use
+    that scene's material, so a view rendered beside another scene equals it rendered alone."""
+    from misigen.core.scene_plan import shown_structure
+    from misigen.pipeline.rendering import open_renderer, render_annotated
+
+    cued = load_style("misi_bench", {"render": {"resolution": [128, 128]}})
+    flat = load_style("misi_bench", {"render": {"resolution": [128, 128]}, "depth_cue": {"enabled": False},
+                                     "colors": {"ligand_carbon": "#00FF00"}})
+    shown = shown_structure(brd4, cued)
+    (_, spec, mats), = plan_views(shown, cued, ["front"], None, labels=False)
+    with open_renderer(shown, cued, "cpu") as alone:
+        ref, _ = render_annotated(alone, shown, spec, mats, tmp_path / "alone", name="front")
+    with open_renderer(shown_structure(brd4, flat), flat, "cpu"):
+        with open_renderer(shown, cued, "cpu") as second:
+            got, _ = render_annotated(second, shown, spec, mats, tmp_path / "beside", name="front")
+    assert np.abs(load_png(got) - load_png(ref)).max() < 0.02
+
+
 def test_labels_drawn_in_their_boxes(tmp_path, examples, small_style):
     """Each label's text is drawn in its box: its glyph pixels white, inside the box; its outline
     dims what is under it to at most ``labels.outline_luminance`` (legible), and atoms show through

@@ -9,6 +9,7 @@ from misigen.core.style import load_style
 from misigen.core.tasks import load_suite, plan_samples
 
 from test_tasks import SUITE
+ROOT = SUITE.parent.parent
 
 # Shared complexes whose x/y rotations came out as look-alikes at 128² when the threshold was 3 px
 # (x4/y4/z16 against 8/8/8 at 512²).
@@ -101,18 +102,20 @@ def test_rejections_within_the_budget_exit_0():
 
 @pytest.mark.slow      # runs run_blender.py in a subprocess
 def test_a_failed_audit_exits_4(cli, examples, tmp_path):
-    """Before: 'audit: FAIL' was printed and generate exited 0. A suite whose audit has no margin
-    and 50 % confidence flags a guesser on five questions."""
+    """A planted shortcut fails the audit and generate exits 4: the example plugin task with its
+    answer letter fixed to A, so "always A" beats the chance of 1/2 of its two options."""
     import shutil
-    suite = tmp_path / "suite"
-    shutil.copytree(SUITE.parent, suite)
-    text = (suite / "misi_bench.yaml").read_text()
-    assert "  margin: 0.05" in text and "  confidence: 0.99" in text
-    (suite / "misi_bench.yaml").write_text(text.replace("  margin: 0.05", "  margin: 0.0  #")
-                                           .replace("  confidence: 0.99", "  confidence: 0.5"))
-    res = cli("generate", "--structures", examples / "1hvi.pdb", "--suite", suite / "misi_bench.yaml",
-              "--tasks", "rotation,translation", "--out", tmp_path / "o", "--split", "test", "--plan-only",
-              "--resolution", "128", "128", "--no-progress")
+    task = tmp_path / "planted"
+    shutil.copytree(ROOT / "examples" / "custom_task", task)
+    code = (task / "nearer_atom.py").read_text()
+    balanced = 'self.letters = balanced_order(["A", "B"], self.srng)'
+    assert balanced in code
+    (task / "nearer_atom.py").write_text(code.replace(balanced, 'self.letters = ["A"]'))
+    spec = (task / "nearer_atom.yaml").read_text()
+    assert "samples: {train: 2, test: 2}" in spec
+    (task / "nearer_atom.yaml").write_text(spec.replace("samples: {train: 2, test: 2}", "samples: {train: 2, test: 12}"))
+    res = cli("generate", "--structures", examples / "1hvi.pdb", examples / "wagner_brd4", "--suite", task / "suite.yaml",
+              "--out", tmp_path / "o", "--split", "test", "--plan-only", "--resolution", "128", "128", "--no-progress")
     assert res.returncode == 4, res.stderr
     assert "audit: FAIL" in res.stdout + res.stderr and "(exit 4)" in res.stderr
     # merge rebuilds the folder's files: the audit it had judged the records before (one shard's, in

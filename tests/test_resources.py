@@ -109,6 +109,7 @@ def test_wheel_carries_presets_specs_prompts_and_examples(wheel):
             if f.is_file() and "__pycache__" not in f.parts:
                 assert f"misigen/_bundled/{f.relative_to(ROOT).as_posix()}" in names
     assert "misigen/blender_manifest.toml" in names and "misigen/core/data/elements.yaml" in names
+    assert "misigen/core/tasks/translation/levels.yaml" in names          # the calibrated difficulty levels
 
 
 @pytest.mark.slow      # builds a wheel with pip and runs demo from it

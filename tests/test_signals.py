@@ -118,3 +118,14 @@ def test_sigint_while_a_worker_renders_stops_the_worker_too(tmp_path, examples):
     _assert_stopped_cleanly(code, seconds, err, out)
     ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
     assert not [line for line in ps.splitlines() if ADDON in line and "worker_main" in line], ps
+
+
+@pytest.mark.render
+def test_sigint_while_planning_processes_feed_the_renderer_stops_them_too(tmp_path, examples):
+    out = tmp_path / "out"
+    cmd = _generate(examples, out, "--planners", "2", structures=("wagner_brd4", "1hvi.pdb"))
+    code, seconds, err = _signal_during_second_render(cmd, out, signal.SIGINT)
+    _assert_stopped_cleanly(code, seconds, err, out)
+    time.sleep(1.0)                               # they follow their renderer within a moment
+    ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
+    assert not [line for line in ps.splitlines() if "planner_main" in line], ps

@@ -22,8 +22,10 @@ from .core.errors import InputError
 from .core.labels import LabelPlan, atom_id, ligand_atom_id, residue_id
 from .core.op_grammar import Op, format_number, format_ops, parse_ops
 from .core.rationale.evidence import Fact, Facts, View, atom_key, fmt
+from .core.rationale.estimates import distance, estimate_vector, margin_rounding, quote_error, reading_error
 from .core.rationale.readings import (NoRationale, cite_somewhere, nearest_view, ops_text, ordered_bonds,
                                       scale_from_bond, step_round, view_number)
+from .core.rationale.scales import scale_near
 from .core.sidecar import Sidecar
 from .core.tasks.answer_kinds import AnswerKind
 from .core.tasks.base import Planner, Unavailable
@@ -46,9 +48,10 @@ __all__ = [
     # prompts, labels and commands
     "view_text", "values_text", "framing_text", "LabelPlan", "atom_id", "ligand_atom_id", "residue_id",
     "Op", "format_ops", "parse_ops", "format_number",
-    # rationales: what a builder may cite and quote
+    # rationales: what a builder may cite and quote (pixel readings, px/Å scales, estimates from them)
     "Facts", "Fact", "View", "NoRationale", "atom_key", "fmt", "ordered_bonds", "scale_from_bond", "step_round",
-    "nearest_view", "cite_somewhere", "ops_text", "view_number",
+    "nearest_view", "cite_somewhere", "ops_text", "view_number", "scale_near", "estimate_vector", "distance",
+    "reading_error", "quote_error", "margin_rounding",
     # validate and audit: the sidecar reader and the shared blind guessers
     "Sidecar", "letters", "ops_majorities", "option_texts", "option_images", "LETTER_GUESSERS", "OPS_GUESSERS",
     "TEXT_GUESSERS", "IMAGE_GUESSERS",

@@ -7,18 +7,29 @@ Features (``difficulty_features``), each ``None`` where a task has no such thing
   option images: the smallest mean displacement of the same atoms between two options; cloze: the
   median displacement one more value step would add; interaction location: the smallest distance
   between two option moves at the H-bond's scale; docking: the smaller of one roll step and 1 Å;
+  ``option_gap``: the same as a fraction of the image width (the same at any resolution, as the
+  planners' screen thresholds; what the levels grade);
 - ``occlusion``: per image, the share of the atoms the answer depends on that are hidden (H-bond
-  atoms for H-bond tasks, ligand atoms for docking, all shown atoms for the motion tasks); and its max;
+  atoms for H-bond tasks, ligand atoms for docking, all shown atoms for the motion tasks); its value
+  in the first image (``occlusion_front``: the front view, where the moves are measured), max and min;
 - ``label_density``: labels drawn per 100 × 100 px (mean over the question's images), and the share
-  of planned labels left out;
+  of planned labels left out; ``answer_named_share``: over the images, the mean share of the answer's
+  atoms whose name the image shows (a label on the atom or on its residue): lower, and a reader must
+  carry names from one image to another by the shape;
 - ``atoms_shown``: atoms in the first image;
 - ``hbond_margin``: for H-bond tasks, Å left before each bond reaches its distance limit (min over
   bonds); for a residue without one, how far its closest N/O pair is beyond the widest limit
   (negative: within distance, ruled out by angles).
 
-``level`` grades the features a task lists (``TaskType.level_features``, in its folder; else the
-``default`` list of ``core/data/difficulty.yaml``) and names the result easy, medium or hard by the
-thresholds of that file (documented in the README).
+``grade`` gives the ``score`` and ``level``: a task with a calibrated level table (``TaskType.level_table``,
+``core/levels.py``) ranks the features it lists (``TaskType.level_features``) in its reference
+distribution; one without (a plugin task, say) grades them, or the ``default`` list of
+``core/data/difficulty.yaml``, against that file's fixed thresholds (``level_of``).
+
+Adding a graded feature to a task: compute it here (every task) or in the task's ``difficulty_part``,
+give its direction (``harder``) in ``core/data/difficulty.yaml``, list it in the task's
+``level_features``, and rerun ``calibrate-levels`` on the reference set to rewrite the task's
+``levels.yaml`` (``tests/test_levels.py`` checks that each table grades exactly its task's features).
 """
 from __future__ import annotations
 
@@ -27,6 +38,7 @@ import math
 import numpy as np
 
 from .data_files import load_table
+from .levels import level_of_score, load_level_table, score
 
 LEVELS = ("easy", "medium", "hard")
 
@@ -107,6 +119,21 @@ def _answer_rows(car: dict, which) -> list[int]:
     return list(range(len(car["atoms"])))
 
 
+def _residue_of(a: dict) -> tuple:
+    return a["chain"], a["resseq"], a["icode"]
+
+
+def named_share(car: dict, rows) -> float:
+    """Share of the atoms ``rows`` whose name one can read in this image: a label drawn on the atom
+    itself, or (a protein atom) on its residue."""
+    atoms = car["atoms"]
+    on_atom = {lab.get("atom") for lab in car.get("labels", []) if lab.get("kind") != "residue"}
+    on_res = {_residue_of(atoms[lab["atom"]]) for lab in car.get("labels", [])
+              if lab.get("kind") == "residue" and lab.get("atom") is not None}
+    hit = sum(1 for i in rows if i in on_atom or (not atoms[i]["ligand"] and _residue_of(atoms[i]) in on_res))
+    return hit / len(rows)
+
+
 def images(rec: dict, sidecars: dict) -> list[dict]:
     return [sidecars[i] for i in rec["images"]]
 
@@ -126,16 +153,22 @@ def difficulty_features(rec: dict, sidecars: dict, task_part=None) -> dict:
     if task_part is not None:
         out.update(task_part(rec, sidecars))
     which = out.pop("_answer_atoms", "all")
-    occ = []
+    occ, named = [], []
     for car in cars:
         rows = _answer_rows(car, which)
         occ.append(rounded(sum(not car["atoms"][i]["visible"] for i in rows) / len(rows), 3) if rows else 0.0)
+        if rows:
+            named.append(named_share(car, rows))
     out["occlusion"] = occ
+    out["occlusion_front"] = occ[0] if occ else 0.0
     out["occlusion_max"] = max(occ) if occ else 0.0
     out["occlusion_min"] = min(occ) if occ else 0.0
     dens = [len(c.get("labels", [])) / (c["width"] * c["height"] / 1e4) for c in cars]
     drawn = sum(len(c.get("labels", [])) for c in cars)
     left = sum(len(c.get("labels_left_out", [])) for c in cars)
+    if out["option_gap_px"] is not None:         # the same at any resolution: what the levels grade
+        out["option_gap"] = rounded(out["option_gap_px"] / float(cars[0]["width"]), 5)
+    out["answer_named_share"] = rounded(np.mean(named), 3) if named else None
     out["label_density"] = rounded(np.mean(dens), 3)
     out["labels_left_out_share"] = rounded(left / (drawn + left), 3) if drawn + left else 0.0
     out["atoms_shown"] = len(cars[0]["atoms"])
@@ -165,3 +198,13 @@ def level_of(features: dict, graded=None, table: dict | None = None) -> str:
     mean = sum(scores) / len(scores)
     cuts = table["levels"]
     return "hard" if mean >= float(cuts["hard"]) else "medium" if mean >= float(cuts["medium"]) else "easy"
+
+
+def grade(features: dict, program: dict, level_features=None, level_table=None) -> tuple:
+    """(score, level) of one record: against its task's calibrated table when it has one (``score``
+    0–1), else by the fixed thresholds (``score`` None)."""
+    table = load_level_table(level_table) if level_table is not None else None
+    if table is None:
+        return None, level_of(features, level_features)
+    s = score(features, program, table)
+    return s, level_of_score(s, table)

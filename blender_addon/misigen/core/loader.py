@@ -11,7 +11,7 @@ import numpy as np
 
 from . import bonds as bondlib
 from .errors import InputError
-from . import het_ligand
+from .ligand import choose_ligand, ligand_mol, residue_id, residue_roles, unique_names
 from .ligand_names import mol2_names_for
 from .readers import (DEFAULT_READ, LIGAND_SUFFIXES, PROTEIN_SUFFIXES, ReadOptions, check_text_file,
                       file_stem, file_suffix, ligand_atom_names, read_conect, read_ligand_file, read_link_records,
@@ -282,17 +282,17 @@ def load_structure(source: StructureSource, ligand: str | None = None) -> Struct
         lig_charges = [a.GetFormalCharge() for a in mol.GetAtoms()]
         lig_meta = {"ligand_source": str(source.ligand), "ligand_bond_orders": "file"}
         lig_names = _mol2_names_if_any(source.ligand, mol, lig_names, lig_meta)
-        roles = het_ligand.residue_roles(table, (), {lig_res[0]} - {"LIG"})
+        roles = residue_roles(table, (), {lig_res[0]} - {"LIG"})
     else:
         text = check_text_file(source.protein)
         conect, links = read_conect(text), read_link_records(text)
-        choice = het_ligand.choose_ligand(source.protein, table, ligand, conect, links)
+        choice = choose_ligand(source.protein, table, ligand, conect, links)
         rows = choice.rows
-        mol, templated, chem_meta = het_ligand.ligand_mol(source.protein, table, choice, conect, links,
+        mol, templated, chem_meta = ligand_mol(source.protein, table, choice, conect, links,
                                                           use_ccd=ligand_chemistry_default())
         row_set = set(rows)
         keep = [i for i in range(len(table)) if i not in row_set]
-        lig_names, renamed = het_ligand.unique_names(table, rows, choice.residues)
+        lig_names, renamed = unique_names(table, rows, choice.residues)
         lig_coords = table.coords[rows]
         lig_res = [table.resname[i] for i in rows]
         lig_chain = [table.chain[i] for i in rows]
@@ -308,7 +308,7 @@ def load_structure(source: StructureSource, ligand: str | None = None) -> Struct
             lig_meta["ligand_atom_names"] = "prefixed with their residue (two residues share names)"
         if choice.copies:
             lig_meta["ligand_copies"] = choice.copies     # copy id → protein contacts (the most wins)
-        roles = het_ligand.residue_roles(table, rows, {k[3] for k in choice.residues})
+        roles = residue_roles(table, rows, {k[3] for k in choice.residues})
     n_lig = len(lig_names)
     if n_lig == 0:
         raise InputError(source.ligand or source.protein, "ligand has no atoms")
@@ -351,7 +351,7 @@ def _non_protein_groups(cols) -> dict:
         if role in ("polymer", "water", "ligand") or key in seen:
             continue
         seen.add(key)
-        out.setdefault(str(role), []).append(het_ligand.residue_id(key))
+        out.setdefault(str(role), []).append(residue_id(key))
     return out
 
 

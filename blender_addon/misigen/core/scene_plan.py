@@ -8,6 +8,7 @@ from __future__ import annotations
 import collections
 import hashlib
 import json
+import threading
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -63,30 +64,61 @@ class RenderSpec:
         return f"{self.structure_id}_{hashlib.sha256(blob.encode()).hexdigest()[:16]}"
 
 
-_SHOWN: collections.OrderedDict = collections.OrderedDict()   # (id of structure, …) -> (structure, shown)
-SHOWN_KEPT = 64
+class ShownCache:
+    """The atoms a render shows, by (structure, parts, residues, the style's selection): the one
+    cache of them, shared by planning, sidecars and scenes (they ask for the same selections many
+    times). Bounded (least recently used go first) and locked, so the planning thread and the
+    rendering thread may both use it. An entry holds its structure, so its id is not reused while
+    the entry lives; structures are not changed once loaded."""
+
+    def __init__(self, kept: int = 64):
+        self.kept = kept
+        self._items: collections.OrderedDict = collections.OrderedDict()
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def key(s: Structure, style: dict, parts, residues) -> tuple:
+        return (id(s), tuple(parts), None if residues is None else tuple(map(tuple, residues)),
+                json.dumps(style["selection"], sort_keys=True))
+
+    def _hit(self, key, s: Structure):
+        hit = self._items.get(key)
+        if hit is None or hit[0] is not s:
+            return None
+        self._items.move_to_end(key)
+        return hit[1]
+
+    def get(self, s: Structure, style: dict, parts, residues) -> Structure:
+        key = self.key(s, style, parts, residues)
+        with self._lock:
+            hit = self._hit(key, s)
+        if hit is not None:
+            return hit
+        shown = _select_shown(s, style, parts, residues)      # outside the lock: selections are pure
+        with self._lock:
+            hit = self._hit(key, s)       # another thread made it meanwhile: one object per selection
+            if hit is not None:
+                return hit
+            self._items[key] = (s, shown)
+            while len(self._items) > self.kept:
+                self._items.popitem(last=False)
+        return shown
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+SHOWN = ShownCache()
 
 
 def shown_structure(s: Structure, spec_or_style, parts=PARTS, residues=None) -> Structure:
-    """The atoms a render shows, as a sub-structure (ligand rows keep their order).
-
-    The last few are kept: planning, sidecars and the scene of one structure ask for the same
-    selections many times (the entry holds the structure, so its id is not reused meanwhile;
-    structures are not changed once loaded)."""
+    """The atoms a render shows, as a sub-structure (ligand rows keep their order); from ``SHOWN``."""
     style = spec_or_style.style if isinstance(spec_or_style, RenderSpec) else spec_or_style
-    key = (id(s), tuple(parts), None if residues is None else tuple(map(tuple, residues)),
-           json.dumps(style["selection"], sort_keys=True))
-    hit = _SHOWN.get(key)
-    if hit is not None and hit[0] is s:
-        return hit[1]
-    shown = _select_shown(s, style, parts, residues)
-    _SHOWN[key] = (s, shown)
-    while len(_SHOWN) > SHOWN_KEPT:
-        try:
-            _SHOWN.popitem(last=False)
-        except KeyError:          # another thread emptied it meanwhile
-            break
-    return shown
+    return SHOWN.get(s, style, parts, residues)
 
 
 def _select_shown(s: Structure, style: dict, parts, residues) -> Structure:

@@ -7,27 +7,29 @@ rendered: a ``--level`` filter then costs no render, and runs that do not render
 """
 from __future__ import annotations
 
-from .difficulty import LEVELS, difficulty_features, level_of
-from .rationale import make_rationale
+from .difficulty import LEVELS, difficulty_features, grade
+from .rationale import write_rationale
 from .scene_plan import annotate, shown_structure
 
 
 class SidecarCache:
-    """Sidecars by render key for one unit of work (a structure and the partners it loaded)."""
+    """Sidecars by render key for one unit of work (a structure and the partners it loaded).
+    ``structures``: id -> Structure; ``load``: id -> Structure for one not in it (a partner)."""
 
-    def __init__(self, structures: dict):
+    def __init__(self, structures: dict, load=None):
         self.structures = structures
+        self.load = load
         self.by_key: dict = {}
-        self._shown: dict = {}
+
+    def structure(self, structure_id: str):
+        if structure_id not in self.structures and self.load is not None:
+            return self.load(structure_id)
+        return self.structures[structure_id]
 
     def of(self, spec) -> dict:
         key = spec.key()
         if key not in self.by_key:
-            sel = (spec.structure_id, spec.parts, spec.residues, id(spec.style))
-            if sel not in self._shown:
-                self._shown[sel] = shown_structure(self.structures[spec.structure_id], spec.style, spec.parts,
-                                                   spec.residues)
-            shown = self._shown[sel]
+            shown = shown_structure(self.structure(spec.structure_id), spec.style, spec.parts, spec.residues)
             self.by_key[key] = annotate(shown, spec, spec.matrices(shown)[0])
         return self.by_key[key]
 
@@ -35,10 +37,31 @@ class SidecarCache:
         return {f"images/{spec.key()}.png": self.of(spec) for spec in sample.render_specs()}
 
 
+def plan_and_enrich(task, structure, style: dict, split: str, seed: int, partners=None,
+                    cache: SidecarCache | None = None) -> tuple[list, list]:
+    """The samples of one task for one structure as every caller makes them (``generate``, the API,
+    the GUI's task preview): planned (``core.tasks.plan_samples``), then ``enrich``-ed with their
+    rationale, difficulty and level, keeping only the spec's ``levels`` when it names some.
+    ``partners``: a ``PartnerCatalog`` (T5); ``cache``: the unit's sidecars (one per structure and its
+    partners; a fresh one if None). Returns (samples, Failures: not made, or left out by level)."""
+    from .failures import Failure
+    from .tasks import plan_samples
+
+    if cache is None:
+        cache = SidecarCache({structure.id: structure}, partners.load if partners is not None else None)
+    got, failed = plan_samples(task, structure, style, split, seed, partners)
+    kept, dropped = enrich(got, task, cache, tuple(task.data.get("levels") or ()))
+    return kept, [f if isinstance(f, Failure) else Failure.from_dict(f) for f in failed] + dropped
+
+
 def enrich(samples: list, task, cache: SidecarCache, levels=()) -> tuple[list, list]:
-    """Give each sample's program its ``difficulty`` (features + ``level``) and the sample its
+    """Give each sample's program its ``difficulty`` (features, ``score`` and ``level``) and the sample its
     rationale (its task type's builder with the spec's template; None where either is missing or
     the images do not support one); keep only ``levels`` when given.
+    The rationale's estimates give two features: ``reading_margin`` (the least margin, in reading
+    errors, by which the estimates from the images decide the answer; None where the task's
+    derivation quotes none) and ``estimate_ambiguous`` (that margin is below 1: within a reading's
+    error the images leave the answer open).
     Returns (kept samples, Failures of the samples left out by level)."""
     from .failures import Failure
     from .tasks import task_type
@@ -49,14 +72,18 @@ def enrich(samples: list, task, cache: SidecarCache, levels=()) -> tuple[list, l
         rec = s.as_record()
         cars = cache.for_sample(s)
         feats = difficulty_features(rec, cars, tt.difficulty)
-        feats["level"] = level_of(feats, tt.level_features)
+        written = write_rationale(rec, cars, task.rationale, tt.rationale) if tt.rationale is not None else None
+        margin = written.reading_margin if written is not None else None
+        feats["reading_margin"] = margin
+        feats["estimate_ambiguous"] = None if margin is None else bool(margin < 1.0)
+        feats["score"], feats["level"] = grade(feats, s.program, tt.level_features, tt.level_table)
         s.program["difficulty"] = feats
         if levels and feats["level"] not in levels:
             dropped.append(Failure(s.structure, f"level {feats['level']} (this run keeps {', '.join(levels)})",
                                    task=s.task, sample=s.id, category="level"))
             continue
-        if tt.rationale is not None and task.rationale is not None:
-            s.rationale, _why = make_rationale(rec, cars, task.rationale, tt.rationale)
+        if written is not None and task.rationale is not None:
+            s.rationale = written.text
         kept.append(s)
     return kept, dropped
 

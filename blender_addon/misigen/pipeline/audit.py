@@ -3,7 +3,8 @@
 Reads OUT/annotations.jsonl, the audit settings the suite put in OUT/manifest.json, and the
 images (grey scale, downsampled); writes OUT/audit.json. The report is not ok when a guesser
 beats its bar by more than the margin, a step of a choice task is needed too seldom, or an
-image repeats within a record (the ``audit`` command then exits 1: ``commands/audit.py``).
+image repeats within a record (the ``audit`` command then exits 1: ``commands/audit.py``); a
+guesser whose task has too few questions to judge is listed (``too_few``) and fails nothing.
 """
 from __future__ import annotations
 
@@ -79,6 +80,6 @@ def audit_dataset(out: Path, settings: dict | None = None) -> dict:
 def audit_summary(report: dict) -> dict:
     """The part of the audit that goes into the manifest."""
     return {"ok": report["ok"], "flagged": report["flagged"], "known": report["known"],
-            "unneeded": report.get("unneeded", []),
+            "too_few": report.get("too_few", []), "unneeded": report.get("unneeded", []),
             "repeated_images": report["repeated_images"], "images": report["settings"]["images"]}
 

@@ -101,6 +101,7 @@ def dataset_card(manifest: dict, heading_level: int = 1) -> str:
         flagged = audit.get("flagged") or []
         lines.append("- blind-baseline audit (`audit.json`): " + ("no guesser beats chance" if audit.get("ok") else
                      f"{len(flagged)} flag(s): " + "; ".join(str(f) for f in flagged[:5])) +
+                     f", {len(audit.get('too_few') or [])} guesser(s) with too few questions to judge"
                      f", {audit.get('repeated_images', 0)} record(s) with repeated images")
     lines += ["", f"{h}# Files", "",
               "- `annotations.jsonl`: one question per line: `id`, `task`, `split`, `structure`, `question` (the "

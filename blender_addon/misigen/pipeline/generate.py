@@ -116,10 +116,10 @@ def _run_locked(setup: RunSetup, config: RunConfig, lock, t_start: float) -> dic
     done = done_structures(out)
     todo = [s.id for s in setup.mine if s.id not in done]
     runner = make_executor(config.executor, config.workers, len(todo), config.gpus,
-                           config.per_worker or DEFAULT_STRUCTURES_PER_WORKER,
+                           config.per_worker or DEFAULT_STRUCTURES_PER_WORKER, config.planners,
                            **config.ray_options)              # an executor that cannot run fails here
     stats = RunStats(units=len(setup.mine), skipped=len(setup.mine) - len(todo))
-    from ..core.het_ligand import prefetch_templates
+    from ..core.ligand import prefetch_templates
     prefetch_templates([setup.ctx.catalog[i] for i in todo])    # one CCD read for all HETATM ligands here
     ctx = setup.ctx
     remember_tasks(ctx, setup.tasks)
@@ -133,7 +133,8 @@ def _run_locked(setup: RunSetup, config: RunConfig, lock, t_start: float) -> dic
     finally:
         if token_file is not None:
             token_file.unlink(missing_ok=True)
-    meta = run_meta(setup, config, stats, getattr(runner, "name", config.executor), time.perf_counter() - t_start)
+    meta = run_meta(setup, config, stats, getattr(runner, "name", config.executor), time.perf_counter() - t_start,
+                    getattr(runner, "planners", 0))
     with lock.step():                # shards sharing the folder merge one at a time; the last has every part
         return finish_run(out, meta, config.audit)
 
@@ -153,7 +154,7 @@ def _run_units(runner, todo: list, ctx: RunContext, stats: RunStats, progress: b
         for line in summary.notes:
             (bar.write if bar else print)(f"note: {line}", file=sys.stderr)
         if bar:
-            bar.set_postfix(images=stats.images, failed=stats.failed, refresh=False)
+            bar.set_postfix(images=stats.rendered.images, failed=stats.failed, refresh=False)
             bar.update(1)
 
     def stopped() -> str:
@@ -172,7 +173,8 @@ def _run_units(runner, todo: list, ctx: RunContext, stats: RunStats, progress: b
             bar.close()
 
 
-def run_meta(setup: RunSetup, config: RunConfig, stats: RunStats, executor: str, wall: float) -> dict:
+def run_meta(setup: RunSetup, config: RunConfig, stats: RunStats, executor: str, wall: float,
+             planners: int = 0) -> dict:
     """What the manifest says about this run besides the merged counts: its settings, inputs and timings."""
     blender = ""
     if config.render:
@@ -199,13 +201,14 @@ def run_meta(setup: RunSetup, config: RunConfig, stats: RunStats, executor: str,
         "inputs_alternatives_skipped": len(setup.discovery.alternatives),
         "duplicate_inputs": setup.duplicates,
         "this_run": {"executor": executor, "workers": config.workers,
+                     "planners": planners,
                      "units": stats.units, "structures": stats.done + stats.failed, "done": stats.done,
                      "failed": stats.failed, "skipped_as_done": stats.skipped, "qa_records": stats.records,
-                     "samples_failed": stats.samples_failed, "images_rendered": stats.images,
-                     "render_seconds": round(stats.render_seconds, 2),
-                     "cycles_seconds": round(stats.cycles_seconds, 2),
+                     "samples_failed": stats.samples_failed, "images_rendered": stats.rendered.images,
+                     "render_seconds": round(stats.rendered.seconds, 2),
+                     "cycles_seconds": round(stats.rendered.cycles_seconds, 2),
                      "plan_seconds": round(stats.plan_seconds, 2), "wall_seconds": round(wall, 2),
-                     "images_per_second": round(stats.images / wall, 3) if wall > 0 else 0.0},
+                     "images_per_second": round(stats.rendered.images / wall, 3) if wall > 0 else 0.0},
     }
 
 

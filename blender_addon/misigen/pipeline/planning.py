@@ -1,5 +1,5 @@
 """Tasks on complexes already loaded, outside a run (notebooks, the GUI): the same planning
-``generate`` does, one task and one structure at a time."""
+``generate`` does (``core.teaching.plan_and_enrich``), one task and one structure at a time."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -23,10 +23,13 @@ def load_task(name: str, suite: str | Path = "misi_bench"):
 
 
 def plan_task(task, structure, style: dict, split: str = "test", seed: int = 0, partners=None):
-    """All QA samples of one task for one structure (and failure records), exactly as ``generate``.
-    ``partners``: the other complexes a task may pair with (T5), see ``partner_catalog``."""
-    from ..core.tasks import plan_samples
-    return plan_samples(task, structure, style, split, seed, partners)
+    """All QA samples of one task for one structure, with their rationale, difficulty and level,
+    and the failure records (dicts, as ``failures.jsonl`` has them) of those not made: what
+    ``generate`` plans (``core.teaching.plan_and_enrich``). ``partners``: the other complexes a task
+    may pair with (T5), see ``partner_catalog``."""
+    from ..core.teaching import plan_and_enrich
+    samples, failures = plan_and_enrich(task, structure, style, split, seed, partners)
+    return samples, [f.as_dict() for f in failures]
 
 
 def partner_catalog(structures: list, split: str = "test"):

@@ -63,6 +63,7 @@ class RunConfig:
     workers: int = 1                         # local worker processes
     gpus: int = 0                            # GPUs found for --device (workers share them)
     per_worker: int | None = None            # structures a worker renders before it is replaced
+    planners: int | str = "auto"             # planning processes per rendering process (0: a helper thread)
     ray_options: dict = field(default_factory=dict)
 
     def __post_init__(self):
@@ -101,6 +102,8 @@ class RunConfig:
         _at_least("gpus", self.gpus, 0)
         if self.per_worker is not None:
             _at_least("--structures-per-worker", self.per_worker, 1)
+        if self.planners != "auto":
+            _at_least("--planners", self.planners, 0)
         if self.ligand:
-            from ..core.het_ligand import parse_selectors
+            from ..core.ligand import parse_selectors
             parse_selectors(self.ligand)

@@ -44,11 +44,12 @@ def write_failures(path: Path, failures) -> None:
     write_text_atomic(path, jsonl(f.as_dict() for f in failures))
 
 
-def write_parts(out: Path, structure_id: str, records: list | None, failures: list) -> None:
-    """A unit's parts: its failures, then (when it finished) its records, which mark it done."""
+def write_parts(out: Path, structure_id: str, record_lines: list | None, failures: list) -> None:
+    """A unit's parts: its failures, then (when it finished) its records (each already one JSON
+    line, ``dumps``), which mark it done."""
     write_failures(failures_part(out, structure_id), failures)
-    if records is not None:
-        write_text_atomic(records_part(out, structure_id), jsonl(records))
+    if record_lines is not None:
+        write_text_atomic(records_part(out, structure_id), "".join(line + "\n" for line in record_lines))
 
 
 def write_failure_part(out: Path, failure: Failure) -> None:

@@ -37,7 +37,8 @@ def print_unused_inputs(manifest: dict, limit: int = 20) -> None:
 
 def print_audit_line(audit: dict, out: Path) -> None:
     print(f"audit: {'OK' if audit['ok'] else 'FAIL'} ({len(audit['flagged'])} guesser(s) above chance, "
-          f"{len(audit['known'])} known, {len(audit.get('unneeded', []))} step(s) needed too seldom, "
+          f"{len(audit['known'])} known, {len(audit.get('too_few', []))} with too few questions to judge, "
+          f"{len(audit.get('unneeded', []))} step(s) needed too seldom, "
           f"{audit['repeated_images']} record(s) with repeated images; "
           f"details: {Path(out) / 'audit.json'})")
 

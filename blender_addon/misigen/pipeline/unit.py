@@ -3,27 +3,31 @@ scene built once, its views back to back) and written as its parts; and its summ
 
 A unit is (structure id, ``RunContext``). The context is picklable and the same for every unit
 of a run; it carries the run's whole catalog (every structure after ``--limit``, before
-sharding, sorted by id) so a unit may load partner structures. Every executor calls
-``run_unit``, so the annotations are byte-identical whichever one ran them.
+sharding, sorted by id) so a unit may load partner structures.
+
+Planning is pure core and is done one task at a time (``plan_task``): a planner (a thread or
+a process, ``planners.Feed``) hands each task over as a ``PlannedTask``, which holds only values
+(records and sidecars already encoded, the scenes' atoms, cameras and poses), and the process that
+owns Blender renders it (``run_unit``). Every executor calls ``run_unit``, so the annotations
+are byte-identical whichever one ran them and however planning was split.
 """
 from __future__ import annotations
 
 import collections
-import queue
 import shutil
 import tempfile
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..core.errors import InputError
 from ..core.failures import Failure
 from ..core.loader import StructureSource, load_structure
 from ..core.tasks.common import MISI_BENCH_TEST_FRACTION
-from .output import OutputError, fatal_output_error
+from .output import OutputError, dumps, fatal_output_error
 from .progress import stage
-from .rendering import all_specs, render_specs
+from .rendering import RenderCounts, all_specs, merge_scenes, plan_scenes, render_scenes
 from .run_folder import PARTS_DIR, jsonl, write_failure_part, write_parts
 
 DEFAULT_TEST_FRACTION = MISI_BENCH_TEST_FRACTION
@@ -56,11 +60,8 @@ class UnitSummary:
     samples_failed: int = 0
     messages: list = field(default_factory=list)
     notes: list = field(default_factory=list)   # lines for the log that are not failures (which ligand copy)
-    images_rendered: int = 0
-    render_seconds: float = 0.0
-    cycles_seconds: float = 0.0
+    rendered: RenderCounts = RenderCounts()
     plan_seconds: float = 0.0
-    device: str = ""
     seconds: float = 0.0
     failure: Failure | None = None   # a crashed unit's one failure line
     files: dict | None = None        # ``return_files``: relative path -> bytes, for the driver to store
@@ -81,9 +82,7 @@ class RunStats:
     failed: int = 0
     records: int = 0
     samples_failed: int = 0
-    images: int = 0
-    render_seconds: float = 0.0
-    cycles_seconds: float = 0.0
+    rendered: RenderCounts = RenderCounts()
     plan_seconds: float = 0.0
     devices: set = field(default_factory=set)
 
@@ -94,12 +93,10 @@ class RunStats:
             self.failed += 1
         self.records += summary.records
         self.samples_failed += summary.samples_failed
-        self.images += summary.images_rendered
-        self.render_seconds += summary.render_seconds
-        self.cycles_seconds += summary.cycles_seconds
+        self.rendered += summary.rendered
         self.plan_seconds += summary.plan_seconds
-        if summary.device:
-            self.devices.add(summary.device)
+        if summary.rendered.device:
+            self.devices.add(summary.rendered.device)
 
 
 # ------------------------------------------------------------------ planning
@@ -151,45 +148,123 @@ def run_partners(catalog: dict, split_mode: str, seed: int, test_fraction: float
     return PartnerCatalog(splits, load)
 
 
-def plan_structure(source: StructureSource, tasks, style, split_mode: str, seed: int, catalog=None,
-                   ligands: dict | None = None, on_task=None):
-    """Load one structure and plan all its samples: ({id: Structure} of it and the partners it loaded,
-    samples, Failures, {render key: sidecar} of every image planned); the dict is empty when the
-    structure itself could not be read. The sidecars are the ones the renderer writes (pure core),
-    so a render reuses them. ``on_task(loaded, samples, sidecars)``, if given, is called with each
-    task's samples as soon as they are planned (``run_units_planning_ahead`` renders them meanwhile).
+class UnitPlanning:
+    """One structure's planning in one process: the structures it read, its partner catalog and the
+    sidecars it made, kept while its tasks are planned one by one (``samples_of``). Reading the
+    structure is done here: an unreadable one raises ``InputError``.
 
     ``catalog`` (id -> StructureSource, the whole run) is where a task pairing this structure
     with another of the run (T5) finds its partner; ``ligands`` (id -> ligand selector) says which
     HETATM ligand each PDB/mmCIF input uses.
     """
-    from ..core.tasks import plan_samples, split_for
-    from ..core.teaching import SidecarCache, enrich
 
-    failures: list[Failure] = []
-    ligands = ligands or {}
+    def __init__(self, source: StructureSource, tasks, style, split_mode: str, seed: int, catalog=None,
+                 ligands: dict | None = None):
+        from ..core.tasks import split_for
+        from ..core.teaching import SidecarCache
+
+        stage(f"{source.id}: loading and planning")
+        ligands = ligands or {}
+        self.source, self.tasks, self.style, self.seed = source, list(tasks), style, seed
+        self.structure = load_cached(source, ligands.get(source.id))
+        self.loaded = {source.id: self.structure}
+        fraction = self.tasks[0].suite.get("test_fraction", DEFAULT_TEST_FRACTION) if self.tasks \
+            else DEFAULT_TEST_FRACTION
+        self.split = split_for(source.split_key or source.id, seed, fraction) if split_mode == "auto" else split_mode
+        self.partners = run_partners(catalog or {source.id: source}, split_mode, seed, fraction, self.loaded,
+                                     ligands)
+        # sidecars are pure core: rationale, difficulty and the level filter come before any render
+        self.cache = SidecarCache(self.loaded)
+        self.handed: set = set()          # images already in a PlannedTask of this unit from here
+
+    def samples_of(self, index: int) -> tuple[list, list]:
+        """Plan task ``index`` with its rationales and levels: (samples, Failures). A spec's
+        ``levels`` (``--level`` sets it on every task: ``with_levels``) drops questions here."""
+        from ..core.teaching import plan_and_enrich
+
+        task = self.tasks[index]
+        try:
+            return plan_and_enrich(task, self.structure, self.style, self.split, self.seed, self.partners,
+                                   self.cache)
+        except InputError as exc:
+            return [], [Failure(self.source.id, str(exc), task=task.name)]
+
+    def planned_task(self, index: int, render: bool) -> "PlannedTask":
+        """Task ``index`` planned and encoded for the process that renders: its records as JSON lines,
+        and (``render``) the scenes of its images not handed over before, with their sidecars."""
+        t0 = time.perf_counter()
+        samples, failures = self.samples_of(index) if index < len(self.tasks) else ([], [])
+        scenes = ()
+        if render:
+            specs = [spec for key, spec in all_specs(samples).items() if key not in self.handed]
+            self.handed.update(spec.key() for spec in specs)
+            scenes = plan_scenes(self.loaded, specs, self.cache.of)
+        records = tuple((rec["id"], dumps(rec)) for rec in (s.as_record() for s in samples))
+        notes = tuple(ligand_notes(self.source.id, self.structure)) if index == 0 else ()
+        return PlannedTask(self.source.id, index, records, tuple(failures), scenes, time.perf_counter() - t0,
+                           notes=notes)
+
+
+def plan_structure(source: StructureSource, tasks, style, split_mode: str, seed: int, catalog=None,
+                   ligands: dict | None = None):
+    """Load one structure and plan all its samples in this process: ({id: Structure} of it and the
+    partners it loaded, samples, Failures, {render key: sidecar} of every image planned); the dict
+    is empty when the structure itself could not be read (``UnitPlanning``)."""
     try:
-        structure = load_cached(source, ligands.get(source.id))
+        planning = UnitPlanning(source, tasks, style, split_mode, seed, catalog, ligands)
     except InputError as exc:
         return {}, [], [Failure(source.id, exc.problem, where=str(exc.path))], {}
-    samples = []
-    loaded = {source.id: structure}
-    test_fraction = tasks[0].suite.get("test_fraction", DEFAULT_TEST_FRACTION) if tasks else DEFAULT_TEST_FRACTION
-    split = split_for(source.split_key or source.id, seed, test_fraction) if split_mode == "auto" else split_mode
-    partners = run_partners(catalog or {source.id: source}, split_mode, seed, test_fraction, loaded, ligands)
-    # sidecars are pure core: rationale, difficulty and the level filter come before any render
-    cache = SidecarCache(loaded)
-    for task in tasks:
-        try:
-            got, failed = plan_samples(task, structure, style, split, seed, partners)
-            got, dropped = enrich(got, task, cache, tuple(task.data.get("levels") or ()))
-        except InputError as exc:
-            got, failed, dropped = [], [Failure(source.id, str(exc), task=task.name)], []
+    samples, failures = [], []
+    for index in range(len(planning.tasks)):
+        got, failed = planning.samples_of(index)
         samples += got
-        failures += [f if isinstance(f, Failure) else Failure.from_dict(f) for f in failed] + dropped
-        if on_task is not None and got:
-            on_task(loaded, got, cache.by_key)
-    return loaded, samples, failures, cache.by_key
+        failures += failed
+    return planning.loaded, samples, failures, planning.cache.by_key
+
+
+@dataclass(frozen=True)
+class PlannedTask:
+    """One task of one unit planned: what a planner hands to the process that renders. Values only
+    (it may cross a process boundary): records encoded, sidecars encoded inside the scenes' ImageJobs."""
+    unit: str                      # the structure id
+    index: int                     # the task's place in the run's task list
+    records: tuple = ()            # (sample id, JSON line) of each sample kept, in planning order
+    failures: tuple = ()           # Failures, in planning order
+    scenes: tuple = ()             # PlannedScenes of its images not in an earlier task's (none: not rendering)
+    seconds: float = 0.0           # planning time
+    notes: tuple = ()              # the unit's log notes (task 0 only)
+    unreadable: bool = False       # the structure could not be read: ``failures`` says why (task 0 only)
+    crash: str = ""                # planning raised: the unit's one failure line
+
+
+def plan_task(structure_id: str, index: int, ctx: "RunContext", states: collections.OrderedDict) -> PlannedTask:
+    """Task ``index`` of one unit, planned in this process; ``states`` (structure id -> UnitPlanning)
+    keeps the units this planner works on, so their structures are read and sidecars made once."""
+    t0 = time.perf_counter()
+    try:
+        planning = states.get(structure_id)
+        if planning is None:
+            source = ctx.catalog[structure_id]
+            try:
+                planning = UnitPlanning(source, tasks_of(ctx), ctx.style, ctx.split, ctx.seed, ctx.catalog,
+                                        ctx.ligands)
+            except InputError as exc:
+                if index:             # task 0 read it: a file changed meanwhile
+                    raise
+                return PlannedTask(structure_id, 0, failures=(Failure(structure_id, exc.problem,
+                                                                      where=str(exc.path)),),
+                                   seconds=time.perf_counter() - t0, unreadable=True)
+            states[structure_id] = planning
+            while len(states) > PLANNED_KEPT:
+                states.popitem(last=False)
+        states.move_to_end(structure_id)
+        return planning.planned_task(index, ctx.render)
+    except Exception as exc:  # a bug in one unit must not take the batch down; the rerun retries it
+        return PlannedTask(structure_id, index, seconds=time.perf_counter() - t0,
+                           crash=f"unit failed: {type(exc).__name__}: {exc}")
+
+
+PLANNED_KEPT = 3                   # units a planner keeps planning state of (its own and one it helps)
 
 
 # ------------------------------------------------------------------ the unit
@@ -204,79 +279,8 @@ def ligand_notes(sid: str, structure) -> list[str]:
             f"(others: {others}); --ligand names another"]
 
 
-@dataclass
-class PlannedUnit:
-    """One structure planned, not yet rendered (``plan_unit``); ``finish_unit`` renders and writes it."""
-    source: StructureSource
-    loaded: dict                   # id -> Structure: it and the partners it loaded (empty: unreadable)
-    samples: list
-    failures: list
-    sidecars: dict                 # render key -> sidecar, computed while planning
-    plan_seconds: float
-
-
-def plan_unit(source: StructureSource, tasks, style, split_mode: str, seed: int, catalog=None,
-              ligands: dict | None = None, on_task=None) -> PlannedUnit:
-    """The planning half of a unit: pure core, so it may run on a thread while another unit renders."""
-    t0 = time.perf_counter()
-    stage(f"{source.id}: loading and planning")
-    loaded, samples, failures, sidecars = plan_structure(source, tasks, style, split_mode, seed, catalog=catalog,
-                                                         ligands=ligands, on_task=on_task)
-    return PlannedUnit(source, loaded, samples, failures, sidecars, time.perf_counter() - t0)
-
-
-def finish_unit(planned: PlannedUnit, out: Path, device: str, render: bool = True,
-                early=None) -> UnitSummary:
-    """The rendering half of a unit: render every distinct image (reusing the planned sidecars) and
-    write the structure's parts. ``early``: what rendering the images planning handed over before
-    it ended gave (render_specs' counts, or the exception it raised; the first unit of a run, see
-    ``run_units_planning_ahead``).
-
-    The records part is written last and only when the structure is finished (its input
-    could not be read counts as finished: a rerun would fail the same way); after a render
-    failure only the failures part is written, so a rerun (e.g. on another device) retries.
-    """
-    t0 = time.perf_counter()
-    source, loaded, samples, failures = planned.source, planned.loaded, planned.samples, list(planned.failures)
-    messages = [f"{source.id}: {f.where}: {f.why}" for f in failures if f.where]
-    notes = ligand_notes(source.id, loaded.get(source.id))
-    rendered = {"images": 0, "seconds": 0.0, "cycles_seconds": 0.0, "device": ""}
-    render_failed = False
-    if samples and render:
-        try:
-            if isinstance(early, Exception):
-                raise early
-            before = early
-            rendered = render_specs(loaded, all_specs(samples), out, device, sidecars=planned.sidecars)
-            if before is not None:
-                rendered = {k: rendered[k] + before[k] for k in ("images", "seconds", "cycles_seconds")} | \
-                    {"device": rendered["device"] or before["device"]}
-        except Exception as exc:  # a render that fails must not take the batch down with it
-            if fatal_output_error(out, exc):
-                raise fatal_output_error(out, exc) from None     # … unless the folder takes no writes
-            why = f"render failed: {type(exc).__name__}: {exc}"
-            failures.append(Failure(source.id, why))
-            messages.append(f"{source.id}: {why}")
-            render_failed, samples = True, []
-    records = sorted((s.as_record() for s in samples), key=lambda r: r["id"])
-    write_parts(out, source.id, None if render_failed else records, failures)
-    return UnitSummary(source.id, "failed" if not loaded or render_failed else "done", records=len(records),
-                       failures=len(failures), samples_failed=sum(1 for f in failures if f.sample is not None),
-                       messages=messages, notes=notes, images_rendered=rendered["images"],
-                       render_seconds=round(rendered["seconds"], 3),
-                       cycles_seconds=round(rendered["cycles_seconds"], 3),
-                       plan_seconds=round(planned.plan_seconds, 3), device=rendered["device"],
-                       seconds=round(planned.plan_seconds + time.perf_counter() - t0, 3))
-
-
-def process_structure(source: StructureSource, tasks, style, out: Path, split_mode: str, seed: int,
-                      device: str, render: bool = True, catalog=None, ligands: dict | None = None) -> UnitSummary:
-    """Plan + render one structure; write its part files (``plan_unit`` then ``finish_unit``)."""
-    return finish_unit(plan_unit(source, tasks, style, split_mode, seed, catalog=catalog, ligands=ligands),
-                       out, device, render)
-
-
 _SUITES: dict = {}
+_SUITES_LOCK = threading.Lock()
 
 
 def tasks_of(ctx: RunContext):
@@ -284,55 +288,48 @@ def tasks_of(ctx: RunContext):
     from ..core.tasks import load_suite
 
     key = (ctx.suite, ctx.tasks, ctx.levels)
-    if key not in _SUITES:
-        _SUITES[key] = with_levels([t for t in load_suite(Path(ctx.suite)) if t.name in ctx.tasks], ctx.levels)
-    return _SUITES[key]
+    with _SUITES_LOCK:
+        if key not in _SUITES:
+            _SUITES[key] = with_levels([t for t in load_suite(Path(ctx.suite)) if t.name in ctx.tasks], ctx.levels)
+        return _SUITES[key]
 
 
 def with_levels(tasks, levels) -> list:
-    """``--level``: every task keeps only questions of ``levels`` (as its spec's ``levels`` key would;
-    the spec hash, hence the run's identity, changes with it)."""
-    if levels:
-        for t in tasks:
-            t.data["levels"] = list(levels)
-    return tasks
+    """``--level``: copies of ``tasks`` that keep only questions of ``levels`` (as each spec's ``levels``
+    key would; the spec hash, hence the run's identity, changes with it). The specs given are not changed."""
+    if not levels:
+        return list(tasks)
+    return [replace(t, data={**t.data, "levels": list(levels)}) for t in tasks]
 
 
 def remember_tasks(ctx: RunContext, tasks) -> None:
-    """The driver already loaded the suite: units run in this process reuse it."""
-    _SUITES[(ctx.suite, ctx.tasks, ctx.levels)] = list(tasks)
+    """The driver already loaded the suite: units planned in this process reuse it."""
+    with _SUITES_LOCK:
+        _SUITES[(ctx.suite, ctx.tasks, ctx.levels)] = list(tasks)
 
 
-def plan_for(structure_id: str, ctx: RunContext, on_task=None) -> PlannedUnit:
-    """``plan_unit`` of one structure of the run."""
-    return plan_unit(ctx.catalog[structure_id], tasks_of(ctx), ctx.style, ctx.split, ctx.seed,
-                     catalog=ctx.catalog, ligands=ctx.ligands, on_task=on_task)
+class UnitCrashed(Exception):
+    """Planning the unit raised (a bug) or its planner died: ``why`` is its one failure line."""
+
+    def __init__(self, why: str):
+        super().__init__(why)
+        self.why = why
 
 
-def run_unit(structure_id: str, ctx: RunContext, return_files: bool = False, planned=None,
-             early=None) -> UnitSummary:
-    """Plan and render one structure into ``ctx.out`` (or, with ``return_files``, into a
-    scratch folder whose files come back in the summary's ``files``). ``planned``: a future of
-    its ``plan_for``, started earlier (``run_units_planning_ahead``); its errors count as the unit's;
-    ``early``: a callable rendering what the plan in flight hands over (``render_handed``)."""
+def run_unit(structure_id: str, ctx: RunContext, feed, return_files: bool = False) -> UnitSummary:
+    """Render one structure into ``ctx.out`` as ``feed`` hands its planned tasks over (a
+    ``planners.Feed`` the unit was added to), and write its parts; with ``return_files``, into a
+    scratch folder whose files come back in the summary's ``files``."""
     out = Path(ctx.out)
     scratch = Path(tempfile.mkdtemp(prefix="misigen-unit-")) if return_files else None
     try:
         try:
-            before = None
-            if early is not None:            # renders while the plan goes on; a failure is the unit's
-                try:
-                    before = early()
-                except (OutputError, KeyboardInterrupt):
-                    raise
-                except Exception as exc:
-                    before = exc
-            plan = planned.result() if planned is not None else plan_for(structure_id, ctx)
-            summary = finish_unit(plan, scratch or out, ctx.device, ctx.render, early=before)
+            summary = render_unit(structure_id, ctx, feed, scratch or out)
         except OutputError:
             raise                 # the folder takes no more writes: the run stops (cli: one line, exit 1)
         except Exception as exc:  # a bug in one unit must not take the batch down; the rerun retries it
-            summary = crash_summary(structure_id, f"unit failed: {type(exc).__name__}: {exc}")
+            why = exc.why if isinstance(exc, UnitCrashed) else f"unit failed: {type(exc).__name__}: {exc}"
+            summary = crash_summary(structure_id, why)
             if scratch is None:
                 write_failure_part(out, summary.failure)
         if scratch is not None:
@@ -343,52 +340,79 @@ def run_unit(structure_id: str, ctx: RunContext, return_files: bool = False, pla
                     jsonl([summary.failure.as_dict()]).encode()
         return summary
     finally:
+        feed.done(structure_id)
         if scratch is not None:
             shutil.rmtree(scratch, ignore_errors=True)
 
 
-def run_units_planning_ahead(units, ctx: RunContext):
-    """``run_unit`` of each unit in order, in this process, each unit's planning done on a helper
-    thread while the unit before it renders (Cycles releases Python's lock, so on a GPU the
-    planning costs the renderer nothing). The first unit has nothing before it: its images are
-    rendered task by task as planning hands them over. Yields each UnitSummary. Planning is pure
-    core and depends on nothing rendered, so the records are the same as one unit after the other."""
-    from concurrent.futures import ThreadPoolExecutor
+def render_unit(structure_id: str, ctx: RunContext, feed, out: Path) -> UnitSummary:
+    """Render each batch of planned tasks as the feed hands it over (tasks planned meanwhile go
+    together: fewer scenes built), then write the unit's parts (``finish_unit``). A render failure
+    is the unit's: what is planned after it is not rendered."""
+    t0 = time.perf_counter()
+    tasks: dict = {}
+    rendered, render_error = RenderCounts(), None
+    for batch in feed.planned(structure_id):
+        for planned in batch:
+            if planned.crash:
+                raise UnitCrashed(planned.crash)
+            tasks[planned.index] = planned
+        if ctx.render and render_error is None:
+            try:
+                rendered += render_scenes(merge_scenes(sc for p in batch for sc in p.scenes), out, ctx.device)
+            except Exception as exc:  # a render that fails must not take the batch down with it
+                if fatal_output_error(out, exc):
+                    raise fatal_output_error(out, exc) from None     # … unless the folder takes no writes
+                render_error = exc
+    return finish_unit(structure_id, [tasks[k] for k in sorted(tasks)], out, rendered, render_error,
+                       time.perf_counter() - t0)
 
-    units = list(units)
-    if not units:
-        return
-    planner = ThreadPoolExecutor(max_workers=1, thread_name_prefix="misigen-planner")
+
+def finish_unit(structure_id: str, tasks: list, out: Path, rendered: RenderCounts = RenderCounts(),
+                render_error: Exception | None = None, seconds: float = 0.0) -> UnitSummary:
+    """Write the parts of one unit from its planned ``tasks`` (in task order) and what rendering did.
+
+    The records part is written last and only when the structure is finished (its input
+    could not be read counts as finished: a rerun would fail the same way); after a render
+    failure only the failures part is written, so a rerun (e.g. on another device) retries.
+    """
+    failures = [f for t in tasks for f in t.failures]
+    messages = [f"{structure_id}: {f.where}: {f.why}" for f in failures if f.where]
+    unreadable = not tasks or tasks[0].unreadable
+    lines = sorted((r for t in tasks for r in t.records), key=lambda r: r[0])
+    if render_error is not None:
+        why = f"render failed: {type(render_error).__name__}: {render_error}"
+        failures.append(Failure(structure_id, why))
+        messages.append(f"{structure_id}: {why}")
+        lines = None
+    write_parts(out, structure_id, None if lines is None else [line for _id, line in lines], failures)
+    plan_seconds = sum(t.seconds for t in tasks)
+    return UnitSummary(structure_id, "failed" if unreadable or render_error is not None else "done",
+                       records=len(lines or ()), failures=len(failures),
+                       samples_failed=sum(1 for f in failures if f.sample is not None), messages=messages,
+                       notes=list(tasks[0].notes) if tasks else [],
+                       rendered=replace(rendered, seconds=round(rendered.seconds, 3),
+                                        cycles_seconds=round(rendered.cycles_seconds, 3)),
+                       plan_seconds=round(plan_seconds, 3), seconds=round(plan_seconds + seconds, 3))
+
+
+def process_structure(source: StructureSource, tasks, style, out: Path, split_mode: str, seed: int,
+                      device: str, render: bool = True, catalog=None, ligands: dict | None = None) -> UnitSummary:
+    """Plan every task of one structure in this process, then render them and write its parts
+    (no planner: benchmarks and profiles of one unit)."""
     try:
-        handed: queue.Queue = queue.Queue()
-        ahead = planner.submit(plan_for, units[0], ctx, (lambda *item: handed.put(item)) if ctx.render else None)
-        ahead.add_done_callback(lambda _f: handed.put(None))
-        early = (lambda: render_handed(handed, Path(ctx.out), ctx.device)) if ctx.render else None
-        for k, sid in enumerate(units):
-            current = ahead
-            if k + 1 < len(units):
-                ahead = planner.submit(plan_for, units[k + 1], ctx)
-            yield run_unit(sid, ctx, planned=current, early=early if k == 0 else None)
-    finally:
-        planner.shutdown(wait=False, cancel_futures=True)    # a stop: the plan in flight is dropped
-
-
-def render_handed(handed: queue.Queue, out: Path, device: str) -> dict:
-    """Render each task's images as planning hands them over (None: planning ended); returns the
-    summed render_specs counts."""
-    total = {"images": 0, "seconds": 0.0, "cycles_seconds": 0.0, "device": ""}
-    ended = False
-    while not ended:
-        items = [handed.get()]
-        while not handed.empty():            # tasks planned meanwhile go together: fewer scenes built
-            items.append(handed.get())
-        ended = items[-1] is None
-        items = [i for i in items if i is not None]
-        if not items:
-            break
-        loaded, sidecars = items[-1][0], items[-1][2]
-        done = render_specs(loaded, all_specs([s for item in items for s in item[1]]), out, device,
-                            sidecars=sidecars)
-        total = {k: total[k] + done[k] for k in ("images", "seconds", "cycles_seconds")} | \
-            {"device": done["device"] or total["device"]}
-    return total
+        planning = UnitPlanning(source, tasks, style, split_mode, seed, catalog, ligands)
+    except InputError as exc:
+        return finish_unit(source.id, [PlannedTask(source.id, 0, failures=(
+            Failure(source.id, exc.problem, where=str(exc.path)),), unreadable=True)], out)
+    planned = [planning.planned_task(k, render) for k in range(max(1, len(planning.tasks)))]
+    t0 = time.perf_counter()
+    rendered, error = RenderCounts(), None
+    if render:
+        try:
+            rendered = render_scenes(merge_scenes(sc for p in planned for sc in p.scenes), out, device)
+        except Exception as exc:  # as in render_unit
+            if fatal_output_error(out, exc):
+                raise fatal_output_error(out, exc) from None
+            error = exc
+    return finish_unit(source.id, planned, out, rendered, error, time.perf_counter() - t0)

@@ -8,8 +8,9 @@ Beyond the shape of every file it checks what can be re-derived without the inpu
 - answers replay on the sidecars (its task type's ``rederive``: e.g. an after-image's atoms sit
   where the answer's transform puts the start image's; named atoms exist in the images);
 - rationales replay on the sidecars (``core.rationale.replay``): every atom cited is visible and
-  labelled in the image named, every pixel, Å and degree quoted is re-read or re-computed, every
-  step's arithmetic is redone from the quoted numbers, and the rationale ends with the answer.
+  labelled in the image named, every pixel reading, standard length and limit quoted is re-read,
+  every step's arithmetic (the estimates in Å and degrees) is redone from the quoted numbers, no
+  number is one only the sidecar knows (``core.rationale.scan``), and the rationale ends with the answer.
 Every mismatch is a defect: one 'where: what' line each. The rules come from the task registry.
 
 A plan-only folder (``generate --plan-only``: the manifest says ``"render": false``) has no images

@@ -7,10 +7,10 @@ Two lighting models (``lighting.model`` of a preset):
   OpenGL shader does, and the scene's view transform is Raw, so the pixel is the formula's value.
 - ``path``: a Principled BSDF lit by Cycles lights (a sun, a grey world light) plus an optional
   shadowless headlight emitted by the material; linear colours, Standard view transform.
-Both fade toward the background with depth (depth cueing). The ramp is an empty object the
-renderer moves per image (``place_depth_cue``): the material reads the depth of each point in that
-object's frame, so the ramp follows the object's transform, which Cycles updates reliably between
-renders with persistent data (a changed scene property it may not pick up).
+Both fade toward the background with depth (depth cueing): the ramp's two distances are values of
+the material's own ``misigen_depth_cue`` node, which the renderer sets per image
+(``set_depth_cue``). A changed node value tags the material, so Cycles recompiles that one shader
+even with persistent data; a changed scene property or a moved helper object it may not pick up.
 """
 from __future__ import annotations
 
@@ -20,7 +20,8 @@ from ..core.shading import light_terms
 
 COLOUR_ATTRIBUTE = "atom_color"   # not "color"/"radius": avoid built-in attribute names
 FILL_PROPERTY = "misigen_fill"    # scene property: the path model's headlight strength
-NO_CUE_Z = -1.0e6                 # a ramp so far behind the camera that every atom keeps its colour
+CUE_NODE = "misigen_depth_cue"    # the material's Map Range node that holds the ramp
+NO_CUE = (1.0e8, 2.0e8)           # a ramp no atom reaches: depth cueing off
 SCALAR_VECTOR_OPS = {"DOT_PRODUCT", "DISTANCE", "LENGTH"}   # vector math whose result is a number
 
 
@@ -59,26 +60,22 @@ class _Graph:
         return n.outputs["Fac"]                # view layer, then scene custom properties
 
 
-def place_depth_cue(cue_object, camera_z: float, ramp) -> None:
-    """Put the ramp object where a point's local z is (end − depth) / (end − start): at depth ``end``
-    in front of the camera, scaled by the ramp's length; ``ramp`` None: no point is dimmed."""
-    if ramp is None:
-        cue_object.location, cue_object.scale = (0.0, 0.0, NO_CUE_Z), (1.0, 1.0, 1.0)
-        return
-    start, end = ramp
-    cue_object.location = (0.0, 0.0, camera_z - end)
-    cue_object.scale = (1.0, 1.0, max(end - start, 1e-6))
+def set_depth_cue(material, ramp) -> None:
+    """The ramp (start, end: distances in front of the camera) of the next image; None: no dimming."""
+    start, end = ramp if ramp is not None else NO_CUE
+    node = material.node_tree.nodes[CUE_NODE]
+    if (node.inputs["From Min"].default_value, node.inputs["From Max"].default_value) != (end, start):
+        node.inputs["From Min"].default_value, node.inputs["From Max"].default_value = end, start
 
 
-def _depth_cue_factor(g: _Graph, cue_object):
+def _depth_cue_factor(g: _Graph):
     """1 in front of the ramp's start, 0 beyond its end, linear between (core.shading.depth_cue_factor)."""
-    coords = g.node("ShaderNodeTexCoord", object=cue_object)
-    z = g.node("ShaderNodeSeparateXYZ")
-    g.links.new(coords.outputs["Object"], z.inputs[0])
-    keep = g.node("ShaderNodeMath", operation="MULTIPLY", use_clamp=True)
-    g.links.new(z.outputs["Z"], keep.inputs[0])
-    keep.inputs[1].default_value = 1.0
-    return keep.outputs["Value"]
+    depth = g.node("ShaderNodeCameraData").outputs["View Z Depth"]
+    ramp = g.node("ShaderNodeMapRange", clamp=True, name=CUE_NODE)
+    g.feed(ramp.inputs["Value"], depth)
+    ramp.inputs["From Min"].default_value, ramp.inputs["From Max"].default_value = NO_CUE[1], NO_CUE[0]
+    ramp.inputs["To Min"].default_value, ramp.inputs["To Max"].default_value = 0.0, 1.0
+    return ramp.outputs["Result"]
 
 
 def _new_material(name: str):
@@ -90,7 +87,7 @@ def _new_material(name: str):
     return mat
 
 
-def direct_material(name: str, lighting: dict, background_srgb, cue_object) -> bpy.types.Material:
+def direct_material(name: str, lighting: dict, background_srgb) -> bpy.types.Material:
     """An emission-only material computing ChimeraX's key + fill + ambient lighting with the key's
     Phong highlight, faded toward ``background_srgb`` by depth (``core.shading.shade_direct``)."""
     t = light_terms(lighting)
@@ -108,7 +105,7 @@ def direct_material(name: str, lighting: dict, background_srgb, cue_object) -> b
     specular = g.op("MULTIPLY", g.op("POWER", facing, t["exponent"]), t["key_specular"])
     lit = g.op("MULTIPLY_ADD", colour, diffuse, specular, vector=True)
     background = tuple(float(c) for c in background_srgb)
-    faded = g.op("MULTIPLY_ADD", g.op("SUBTRACT", lit, background, vector=True), _depth_cue_factor(g, cue_object),
+    faded = g.op("MULTIPLY_ADD", g.op("SUBTRACT", lit, background, vector=True), _depth_cue_factor(g),
                  background, vector=True)
     emit = g.node("ShaderNodeEmission")
     g.feed(emit.inputs["Color"], faded)
@@ -117,7 +114,7 @@ def direct_material(name: str, lighting: dict, background_srgb, cue_object) -> b
     return mat
 
 
-def path_material(name: str, background_srgb, cue_object) -> bpy.types.Material:
+def path_material(name: str, background_srgb) -> bpy.types.Material:
     """Principled BSDF whose base colour is the per-point ``atom_color`` attribute.
 
     It also emits ``atom_color × fill × (N·V)``, a shadowless headlight: ``fill`` is the
@@ -143,7 +140,7 @@ def path_material(name: str, background_srgb, cue_object) -> bpy.types.Material:
     back = g.node("ShaderNodeEmission")
     back.inputs["Color"].default_value = (*[srgb_to_linear(c) for c in background_srgb], 1.0)
     mix = g.node("ShaderNodeMixShader")
-    g.feed(mix.inputs["Fac"], _depth_cue_factor(g, cue_object))
+    g.feed(mix.inputs["Fac"], _depth_cue_factor(g))
     g.links.new(back.outputs["Emission"], mix.inputs[1])
     g.links.new(bsdf.outputs["BSDF"], mix.inputs[2])
     g.links.new(mix.outputs["Shader"], g.node("ShaderNodeOutputMaterial").inputs["Surface"])

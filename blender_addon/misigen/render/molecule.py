@@ -24,8 +24,9 @@ def _rgba(colours: np.ndarray, linear: bool) -> np.ndarray:
 
 
 def points_node_group(material) -> bpy.types.NodeTree:
-    """GN: mesh vertices → point-cloud spheres of radius ``atom_radius``, with the material."""
-    name = "misigen_atoms_to_points"
+    """GN: mesh vertices → point-cloud spheres of radius ``atom_radius``, with the material (one group
+    per material: each scene has its own material, and a group names the one it sets)."""
+    name = f"misigen_atoms_to_points:{material.name}"
     group = bpy.data.node_groups.get(name)
     if group is not None:
         return group

@@ -18,7 +18,7 @@ from ..core.style import atom_colours, atom_radii, hex_to_rgb
 from .device import select_device
 from .labels import draw_overlay
 from .quiet import QuietStdout, quiet_stdout
-from .materials import FILL_PROPERTY, direct_material, path_material, place_depth_cue, setup_world
+from .materials import FILL_PROPERTY, direct_material, path_material, set_depth_cue, setup_world
 from .molecule import atoms_object, bonds_object
 
 SCENE_PREFIX = "misigen"
@@ -101,7 +101,6 @@ class SceneRenderer:
                     path_lit=lighting["model"] == "path")
         if lighting["model"] == "path":
             self._add_light()
-        self.cue = self._add_role_empty("depth_cue")
         self.parts = self._add_molecule()
         self.camera = self._add_camera()
         self.scene[DEVICE_PROPERTY] = self.device
@@ -114,10 +113,11 @@ class SceneRenderer:
         self.scene, self.shown, self.style = scene, shown, style
         self.device = str(scene.get(DEVICE_PROPERTY, "CPU"))
         roles = {obj.get(ROLE_PROPERTY): obj for obj in scene.collection.objects if obj.get(ROLE_PROPERTY)}
-        if not all(p in roles for p in ("camera", "depth_cue", "protein", "ligand")):
+        material = bpy.data.materials.get(cls.material_name(scene))
+        if material is None or not all(p in roles for p in ("camera", "protein", "ligand")):
             raise ValueError(f"scene {scene.name!r} was not built by misigen (or was edited): import again")
         self.parts = {p: roles[p] for p in ("protein", "ligand")}
-        self.camera, self.cue = roles["camera"], roles["depth_cue"]
+        self.camera, self.material = roles["camera"], material
         return self
 
     def __enter__(self):
@@ -145,12 +145,18 @@ class SceneRenderer:
         self.scene.collection.objects.link(obj)
         self.scene[FILL_PROPERTY] = float(cfg["fill_strength"])   # read by the atom material
 
+    @staticmethod
+    def material_name(scene) -> str:
+        return f"{SCENE_PREFIX}_atom:{scene.name}"
+
     def _material(self):
         """This scene's atom material (named after the scene: its constants are this style's)."""
-        name, background = f"{SCENE_PREFIX}_atom:{self.scene.name}", hex_to_rgb(self.style["background"])
+        name, background = self.material_name(self.scene), hex_to_rgb(self.style["background"])
         if self.path_lit:
-            return path_material(name, background, self.cue)
-        return direct_material(name, self.style["lighting"], background, self.cue)
+            self.material = path_material(name, background)
+        else:
+            self.material = direct_material(name, self.style["lighting"], background)
+        return self.material
 
     def _add_role_empty(self, role: str):
         empty = bpy.data.objects.new(f"{SCENE_PREFIX}_{role}", None)
@@ -222,7 +228,7 @@ class SceneRenderer:
                 xyz.append(cam.to_camera(geometry.apply(np.asarray(mats[part]), s.coords[rows])))
                 radii.append(all_radii[rows])
         ramp = depth_cue_range(np.vstack(xyz), np.concatenate(radii), self.style["depth_cue"]) if xyz else None
-        place_depth_cue(self.cue, float(cam.position[2]), ramp)
+        set_depth_cue(self.material, ramp)
 
     def render(self, cam: Camera, mats: dict, out_png: Path, labels: list[dict],
                parts=("protein", "ligand"), scale_bar: dict | None = None) -> float:

@@ -111,6 +111,104 @@ def _smallest_rings(atoms, nb, max_size=8) -> list[tuple]:
     return sorted(found.values(), key=lambda r: (len(r), sorted(r)))
 
 
+def _rdkit_carbon(a, heavy, hyb, arom, HY) -> str:
+    if arom:
+        return "Car"
+    if hyb == HY.SP3:
+        return "C3"
+    if hyb == HY.SP:
+        return "C1"
+    free_o = [n for n in heavy if n.GetSymbol() == "O" and n.GetDegree() == 1 and n.GetTotalNumHs(includeNeighbors=True) == 0]
+    return "Cac" if len(free_o) >= 2 else "C2"
+
+
+def _rdkit_nitrogen(a, heavy, hyb, arom, HY, q, n_h, deg, Chem) -> str:
+    n_o = [n for n in heavy if n.GetSymbol() == "O" and len([m for m in n.GetNeighbors() if m.GetAtomicNum() > 1]) == 1]
+    if arom:
+        if deg >= 3:
+            return "N2+" if q > 0 else "Npl"
+        return "N2"
+    if len(n_o) >= 2 and len(heavy) == 3:
+        return "Ntr"
+    if hyb == HY.SP:
+        return "N1" if len(heavy) + n_h == 1 else "N1+"
+    if hyb == HY.SP3 or (q > 0 and deg == 4):
+        return "N3+" if q > 0 else "N3"
+    double = any(b.GetBondType() == Chem.BondType.DOUBLE for b in a.GetBonds())
+    if double:
+        return "N2+" if q > 0 and deg == 3 else "N2"
+    return "Npl"
+
+
+def _rdkit_oxygen(a, heavy, arom, q, n_h, mol, Chem) -> str:
+    if arom:
+        return "Oar+" if q > 0 else "Oar"
+    if not (len(heavy) == 1 and n_h == 0):
+        return "O3"
+    p = heavy[0]
+    ps = p.GetSymbol()
+    p_free_o = sum(1 for n in p.GetNeighbors() if n.GetSymbol() == "O" and n.GetDegree() == 1)
+    bond = mol.GetBondBetweenAtoms(a.GetIdx(), p.GetIdx())
+    if ps in ("P", "S") and p.GetDegree() >= 3:
+        return "O3-"
+    if ps == "N" and p_free_o >= 2:
+        return "O2-"
+    if ps == "N" and p.GetFormalCharge() > 0 and bond.GetBondType() == Chem.BondType.SINGLE:
+        return "O3-"
+    if ps == "C" and p_free_o >= 2 and not p.GetIsAromatic():
+        return "O2-"
+    if bond.GetBondType() == Chem.BondType.DOUBLE:
+        return "O2"
+    if bond.GetBondType() == Chem.BondType.TRIPLE:
+        return "O1+"
+    return "O3"
+
+
+def _rdkit_sulfur(a, heavy, arom, q, n_h, deg, mol, Chem) -> str:
+    n_free_o = sum(1 for n in heavy if n.GetSymbol() == "O" and n.GetDegree() == 1)
+    if arom:
+        return "Sar"
+    if deg >= 4:
+        return "Sac" if n_free_o >= 3 else "Son" if n_free_o >= 1 else "S"
+    if deg == 3:
+        return "Sxd" if any(n.GetSymbol() == "O" for n in heavy) else "S3+"
+    if len(heavy) == 1 and n_h == 0:
+        p = heavy[0]
+        bond = mol.GetBondBetweenAtoms(a.GetIdx(), p.GetIdx())
+        if p.GetSymbol() == "P":
+            return "S3-"
+        if bond.GetBondType() == Chem.BondType.DOUBLE:
+            return "S2"
+        return "S3-" if q < 0 else "S3"
+    return "S3"
+
+
+def _rdkit_type(a, mol, Chem) -> str:
+    """One atom's type from RDKit's perception (hybridisation, aromaticity, charge, bonded H)."""
+    HY = Chem.rdchem.HybridizationType
+    e = a.GetSymbol()
+    hyb = a.GetHybridization()
+    arom = a.GetIsAromatic()
+    q = a.GetFormalCharge()
+    heavy = [n for n in a.GetNeighbors() if n.GetAtomicNum() > 1]
+    n_h = a.GetTotalNumHs(includeNeighbors=True)
+    deg = len(heavy) + n_h
+    if e in ("H", "D"):
+        return "HC" if any(n.GetSymbol() == "C" for n in a.GetNeighbors()) else "H"
+    if e == "C":
+        return _rdkit_carbon(a, heavy, hyb, arom, HY)
+    if e == "N":
+        return _rdkit_nitrogen(a, heavy, hyb, arom, HY, q, n_h, deg, Chem)
+    if e == "O":
+        return _rdkit_oxygen(a, heavy, arom, q, n_h, mol, Chem)
+    if e == "S":
+        return _rdkit_sulfur(a, heavy, arom, q, n_h, deg, mol, Chem)
+    if e == "P":
+        n_free_o = sum(1 for n in heavy if n.GetSymbol() == "O" and n.GetDegree() == 1)
+        return "Pac" if n_free_o >= 2 else "Pox" if n_free_o == 1 else "P3+"
+    return e
+
+
 def _rdkit_types(s, lig_rows, nb) -> dict[int, str]:
     """Ligand types from RDKit's perception of the SDF/MOL2 molecule (bond orders from the file)."""
     from rdkit import Chem
@@ -120,99 +218,7 @@ def _rdkit_types(s, lig_rows, nb) -> dict[int, str]:
     except Exception:  # noqa: BLE001 - keep the file's flags when sanitisation fails
         mol.UpdatePropertyCache(strict=False)
         Chem.FastFindRings(mol)
-    HY = Chem.rdchem.HybridizationType
-    t: dict[int, str] = {}
-    ri = mol.GetRingInfo()
-    for a in mol.GetAtoms():
-        i = lig_rows[a.GetIdx()]
-        e = a.GetSymbol()
-        hyb = a.GetHybridization()
-        arom = a.GetIsAromatic()
-        q = a.GetFormalCharge()
-        heavy = [n for n in a.GetNeighbors() if n.GetAtomicNum() > 1]
-        n_h = a.GetTotalNumHs(includeNeighbors=True)
-        deg = len(heavy) + n_h
-        if e in ("H", "D"):
-            t[i] = "HC" if any(n.GetSymbol() == "C" for n in a.GetNeighbors()) else "H"
-        elif e == "C":
-            if arom:
-                t[i] = "Car"
-            elif hyb == HY.SP3:
-                t[i] = "C3"
-            elif hyb == HY.SP:
-                t[i] = "C1"
-            else:
-                free_o = [n for n in heavy if n.GetSymbol() == "O" and n.GetDegree() == 1 and n.GetTotalNumHs(includeNeighbors=True) == 0]
-                t[i] = "Cac" if len(free_o) >= 2 else "C2"
-        elif e == "N":
-            n_o = [n for n in heavy if n.GetSymbol() == "O" and len([m for m in n.GetNeighbors() if m.GetAtomicNum() > 1]) == 1]
-            if arom:
-                if deg >= 3:
-                    t[i] = "N2+" if q > 0 else "Npl"
-                else:
-                    t[i] = "N2"
-            elif len(n_o) >= 2 and len(heavy) == 3:
-                t[i] = "Ntr"
-            elif hyb == HY.SP:
-                t[i] = "N1" if len(heavy) + n_h == 1 else "N1+"
-            elif hyb == HY.SP3 or (q > 0 and deg == 4):
-                t[i] = "N3+" if q > 0 else "N3"
-            else:
-                double = any(b.GetBondType() == Chem.BondType.DOUBLE for b in a.GetBonds())
-                if double:
-                    t[i] = "N2+" if q > 0 and deg == 3 else "N2"
-                else:
-                    t[i] = "Npl"
-        elif e == "O":
-            if arom:
-                t[i] = "Oar+" if q > 0 else "Oar"
-            elif len(heavy) == 1 and n_h == 0:
-                p = heavy[0]
-                ps = p.GetSymbol()
-                p_free_o = sum(1 for n in p.GetNeighbors() if n.GetSymbol() == "O" and n.GetDegree() == 1)
-                bond = mol.GetBondBetweenAtoms(a.GetIdx(), p.GetIdx())
-                if ps in ("P", "S") and p.GetDegree() >= 3:
-                    t[i] = "O3-"
-                elif ps == "N" and p_free_o >= 2:
-                    t[i] = "O2-"
-                elif ps == "N" and p.GetFormalCharge() > 0 and bond.GetBondType() == Chem.BondType.SINGLE:
-                    t[i] = "O3-"
-                elif ps == "C" and p_free_o >= 2 and not p.GetIsAromatic():
-                    t[i] = "O2-"
-                elif bond.GetBondType() == Chem.BondType.DOUBLE:
-                    t[i] = "O2"
-                elif bond.GetBondType() == Chem.BondType.TRIPLE:
-                    t[i] = "O1+"
-                else:
-                    t[i] = "O3"
-            else:
-                t[i] = "O3"
-        elif e == "S":
-            n_free_o = sum(1 for n in heavy if n.GetSymbol() == "O" and n.GetDegree() == 1)
-            if arom:
-                t[i] = "Sar"
-            elif deg >= 4:
-                t[i] = "Sac" if n_free_o >= 3 else "Son" if n_free_o >= 1 else "S"
-            elif deg == 3:
-                t[i] = "Sxd" if any(n.GetSymbol() == "O" for n in heavy) else "S3+"
-            elif len(heavy) == 1 and n_h == 0:
-                p = heavy[0]
-                bond = mol.GetBondBetweenAtoms(a.GetIdx(), p.GetIdx())
-                if p.GetSymbol() == "P":
-                    t[i] = "S3-"
-                elif bond.GetBondType() == Chem.BondType.DOUBLE:
-                    t[i] = "S2"
-                else:
-                    t[i] = "S3-" if q < 0 else "S3"
-            else:
-                t[i] = "S3"
-        elif e == "P":
-            n_free_o = sum(1 for n in heavy if n.GetSymbol() == "O" and n.GetDegree() == 1)
-            t[i] = "Pac" if n_free_o >= 2 else "Pox" if n_free_o == 1 else "P3+"
-        else:
-            t[i] = e
-    _ = ri
-    return t
+    return {lig_rows[a.GetIdx()]: _rdkit_type(a, mol, Chem) for a in mol.GetAtoms()}
 
 
 def _template_types(s, rows, resname, has_h) -> dict[int, str]:
@@ -343,13 +349,10 @@ def covalent_link_rows(s) -> list[tuple[int, int]]:
     return out
 
 
-def type_structure(s, active_cutoff: float = 9.0, definition=None) -> Typed:
-    """Type every atom of residues near the ligand (within ``active_cutoff`` Å) and the ligand,
-    as the named H-bond definition says (None: the default, definitions.py)."""
-    def_name, rules = resolve(definition)
-    n = s.n_atoms
+def _typing_neighbours(s, rules, metal) -> list:
+    """Bonded neighbours for typing: the structure's bonds (to metals only where the definition says
+    so) and the ligand–protein covalent bonds."""
     nb = s.neighbours()
-    metal = np.array([is_metal(e) for e in s.element])
     if not rules["metal_bonds"]:
         # as ChimeraX: a bond to a metal is a coordination (pseudo)bond, not a neighbour
         nb = [[j for j in row if not metal[j]] if not metal[i] else [] for i, row in enumerate(nb)]
@@ -357,21 +360,22 @@ def type_structure(s, active_cutoff: float = 9.0, definition=None) -> Typed:
         if j not in nb[i]:
             nb[i].append(j)
             nb[j].append(i)
-    is_h = s.is_hydrogen
-    heavy = ~is_h
-    heavy_nb = [[j for j in nb[i] if heavy[j]] for i in range(n)]
-    h_nb = [[j for j in nb[i] if is_h[j]] for i in range(n)]
-    res_idx = s.residue_index()
+    return nb
+
+
+def _active_atoms(s, res_idx, active_cutoff: float) -> np.ndarray:
+    """Atoms of residues with an atom within ``active_cutoff`` Å of the ligand, and the ligand."""
+    n = s.n_atoms
     lig_xyz = s.coords[s.ligand]
     near = np.zeros(n, bool)
     if len(lig_xyz):
         for start in range(0, n, 4096):
             d2 = ((s.coords[start:start + 4096, None, :] - lig_xyz[None]) ** 2).sum(-1)
             near[start:start + 4096] = d2.min(1) <= active_cutoff ** 2
-    active = np.isin(res_idx, np.unique(res_idx[near])) | s.ligand
-    types = np.full(n, "", dtype=object)
-    rings: list = []
-    skip = np.zeros(n, bool)
+    return np.isin(res_idx, np.unique(res_idx[near])) | s.ligand
+
+
+def _residues_to_type(active, nb, res_idx) -> dict[int, list[int]]:
     residues: dict[int, list[int]] = {}
     for i in np.nonzero(active)[0].tolist():
         residues.setdefault(int(res_idx[i]), []).append(i)
@@ -379,14 +383,23 @@ def type_structure(s, active_cutoff: float = 9.0, definition=None) -> Typed:
     extra = {int(res_idx[j]) for i in np.nonzero(active)[0] for j in nb[i] if not active[j]}
     for r in extra:
         residues.setdefault(r, np.nonzero(res_idx == r)[0].tolist())
+    return residues
+
+
+def _hydrogen_types(s, rows, t, nb, is_h) -> None:
+    for i in rows:
+        if is_h[i]:
+            t[i] = "HC" if any(s.element[j] == "C" for j in nb[i]) else "H"
+
+
+def _type_residues(s, residues, nb, is_h, rules, types, rings, skip) -> None:
+    """Types of the polymer residues (templates, else geometry) into ``types``; their rings into ``rings``."""
+    heavy = ~is_h
     table = type_table()
-    lig_rows = np.nonzero(s.ligand)[0].tolist()
-    notes = {}
-    for r, rows in residues.items():
+    for _r, rows in residues.items():
         rows = sorted(rows)
         resname = s.resname[rows[0]]
-        heavy_rows = [i for i in rows if heavy[i]]
-        rr = _smallest_rings(heavy_rows, nb)
+        rr = _smallest_rings([i for i in rows if heavy[i]], nb)
         rings.extend(rr)
         if s.ligand[rows[0]]:
             continue
@@ -398,52 +411,78 @@ def type_structure(s, active_cutoff: float = 9.0, definition=None) -> Typed:
         else:
             t = geometry_types(rows, s.coords, s.element, nb, rr, imine_n2=rules["imine_n2"],
                                urea_ng=rules["urea_ng_plus"])
-        for i in rows:
-            if is_h[i]:
-                t[i] = "HC" if any(s.element[j] == "C" for j in nb[i]) else "H"
+        _hydrogen_types(s, rows, t, nb, is_h)
         for i, v in t.items():
             types[i] = v
-    # ligand
+
+
+def _ligand_from_ccd(s, lig_rows, nb, lig_rings, rules, notes, is_h) -> dict[int, str]:
+    """CCD template bond orders through RDKit; atoms the template did not describe keep their
+    geometry types (core/ligand TEMPLATE_PROP)."""
+    t = _rdkit_types(s, lig_rows, nb)
+    g = geometry_types(lig_rows, s.coords, s.element, nb, lig_rings, imine_n2=rules["imine_n2"],
+                       urea_ng=rules["urea_ng_plus"])
+    geo = [lig_rows[a.GetIdx()] for a in s.ligand_mol.GetAtoms()
+           if not (a.HasProp("misigen_template") and a.GetIntProp("misigen_template"))]
+    for i in geo:
+        t[i] = g[i]
+    arom = {i for i in lig_rows if t.get(i) == "Car"}
+    apply_charge_pass(lig_rows, t, s.element, nb, arom, lig_rings)
+    notes["ligand_typing"] = "ccd" if len(geo) < len(lig_rows) else "geometry"
+    if geo and len(geo) < len(lig_rows):
+        notes["ligand_geometry_atoms"] = [str(s.name[i]) for i in geo if not is_h[i]]
+    return t
+
+
+def _ligand_types(s, lig_rows, nb, lig_rings, is_h, rules, notes) -> dict[int, str]:
+    """The ligand's types: from its file's bond orders (RDKit) or its CCD templates when the
+    definition uses ligand chemistry, a standard residue's template, else geometry."""
+    mol = s.ligand_mol
+    orders = str(s.meta.get("ligand_bond_orders", ""))
+    chem = rules["ligand_chemistry"] and mol is not None and mol.GetNumAtoms() == len(lig_rows)
+    if chem and orders.startswith("file"):
+        t = _rdkit_types(s, lig_rows, nb)
+        arom = {i for i in lig_rows if t.get(i) == "Car"}
+        apply_charge_pass(lig_rows, t, s.element, nb, arom, lig_rings)
+        notes["ligand_typing"] = "rdkit"
+    elif chem and orders.startswith("ccd"):
+        t = _ligand_from_ccd(s, lig_rows, nb, lig_rings, rules, notes, is_h)
+    elif s.resname[lig_rows[0]] in type_table()["residues"]:
+        # a standard residue as the ligand (e.g. free ARG): templates, as the reference does
+        t = _template_types(s, lig_rows, s.resname[lig_rows[0]], is_h[lig_rows].any())
+        _protonation_fix(s, lig_rows, t, nb, is_h, rules)
+        _hydrogen_types(s, lig_rows, t, nb, is_h)
+        notes["ligand_typing"] = "template"
+    else:
+        t = geometry_types(lig_rows, s.coords, s.element, nb, lig_rings, imine_n2=rules["imine_n2"],
+                           urea_ng=rules["urea_ng_plus"])
+        notes["ligand_typing"] = "geometry"
+    return t
+
+
+def type_structure(s, active_cutoff: float = 9.0, definition=None) -> Typed:
+    """Type every atom of residues near the ligand (within ``active_cutoff`` Å) and the ligand,
+    as the named H-bond definition says (None: the default, definitions.py)."""
+    def_name, rules = resolve(definition)
+    n = s.n_atoms
+    metal = np.array([is_metal(e) for e in s.element])
+    nb = _typing_neighbours(s, rules, metal)
+    is_h = s.is_hydrogen
+    heavy = ~is_h
+    heavy_nb = [[j for j in nb[i] if heavy[j]] for i in range(n)]
+    h_nb = [[j for j in nb[i] if is_h[j]] for i in range(n)]
+    res_idx = s.residue_index()
+    active = _active_atoms(s, res_idx, active_cutoff)
+    types = np.full(n, "", dtype=object)
+    rings: list = []
+    skip = np.zeros(n, bool)
+    _type_residues(s, _residues_to_type(active, nb, res_idx), nb, is_h, rules, types, rings, skip)
+    lig_rows = np.nonzero(s.ligand)[0].tolist()
+    notes: dict = {}
     if lig_rows:
         lig_rings = _smallest_rings([i for i in lig_rows if heavy[i]], nb)
         rings.extend(lig_rings)
-        mol = s.ligand_mol
-        from_file = str(s.meta.get("ligand_bond_orders", "")).startswith("file")
-        from_ccd = str(s.meta.get("ligand_bond_orders", "")).startswith("ccd")
-        chem = rules["ligand_chemistry"]
-        if chem and mol is not None and from_file and mol.GetNumAtoms() == len(lig_rows):
-            t = _rdkit_types(s, lig_rows, nb)
-            arom = {i for i in lig_rows if t.get(i) == "Car"}
-            apply_charge_pass(lig_rows, t, s.element, nb, arom, lig_rings)
-            notes["ligand_typing"] = "rdkit"
-        elif chem and mol is not None and from_ccd and mol.GetNumAtoms() == len(lig_rows):
-            # CCD template bond orders through RDKit; atoms the template did not describe
-            # keep their geometry types (het_ligand.TEMPLATE_PROP)
-            t = _rdkit_types(s, lig_rows, nb)
-            g = geometry_types(lig_rows, s.coords, s.element, nb, lig_rings, imine_n2=rules["imine_n2"],
-                               urea_ng=rules["urea_ng_plus"])
-            geo = [lig_rows[a.GetIdx()] for a in mol.GetAtoms()
-                   if not (a.HasProp("misigen_template") and a.GetIntProp("misigen_template"))]
-            for i in geo:
-                t[i] = g[i]
-            arom = {i for i in lig_rows if t.get(i) == "Car"}
-            apply_charge_pass(lig_rows, t, s.element, nb, arom, lig_rings)
-            notes["ligand_typing"] = "ccd" if len(geo) < len(lig_rows) else "geometry"
-            if geo and len(geo) < len(lig_rows):
-                notes["ligand_geometry_atoms"] = [str(s.name[i]) for i in geo if not is_h[i]]
-        elif s.resname[lig_rows[0]] in table["residues"]:
-            # a standard residue as the ligand (e.g. free ARG): templates, as the reference does
-            t = _template_types(s, lig_rows, s.resname[lig_rows[0]], is_h[lig_rows].any())
-            _protonation_fix(s, lig_rows, t, nb, is_h, rules)
-            for i in lig_rows:
-                if is_h[i]:
-                    t[i] = "HC" if any(s.element[j] == "C" for j in nb[i]) else "H"
-            notes["ligand_typing"] = "template"
-        else:
-            t = geometry_types(lig_rows, s.coords, s.element, nb, lig_rings, imine_n2=rules["imine_n2"],
-                               urea_ng=rules["urea_ng_plus"])
-            notes["ligand_typing"] = "geometry"
-        for i, v in t.items():
+        for i, v in _ligand_types(s, lig_rows, nb, lig_rings, is_h, rules, notes).items():
             types[i] = v
     rings = list({frozenset(r): r for r in rings}.values())   # one entry per ring, first seen
     atom_rings: dict = {}

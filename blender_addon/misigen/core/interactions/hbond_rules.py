@@ -30,6 +30,7 @@ class Rule:
     test: str            # syn_anti | phi_psi | theta_tau | theta_tau_lp | generic | upsilon_tau
     params: dict
     refs: dict = field(default_factory=dict)   # partner, S, P, B1, B2, X
+    short: str = ""      # how a rationale names it: a listed rule's name, a generic rule's key
 
     @property
     def label(self) -> str:
@@ -37,15 +38,33 @@ class Rule:
 
 
 def _acc(rid, p, **refs):
-    return Rule("acceptor", f"#{rid}", p["name"], p["test"], p, refs)
+    return Rule("acceptor", f"#{rid}", p["name"], p["test"], p, refs, short=p["name"])
+
+
+def listed_acceptor(rule_id) -> Rule:
+    """The listed acceptor rule ``rule_id`` (HBOND_CRITERIA 2a), without its reference atoms."""
+    return _acc(rule_id, next(r for r in criteria()["acceptors"] if str(r["id"]) == str(rule_id)))
+
+
+def generic_acceptor(key: str, atom_type: str, **refs) -> Rule:
+    """The generic acceptor rule ``key`` (HBOND_CRITERIA 2b) for an acceptor of ``atom_type``."""
+    p = dict(criteria()["generic_acceptors"][key])
+    p["name"] = f"generic {atom_type}"
+    return Rule("acceptor", f"generic {key}", p["name"], p["test"], p, refs, short=key)
 
 
 def acceptor_rule(T: Typed, a: int) -> Rule | None:
+    """The first listed acceptor rule that matches atom ``a``, else the generic one of its type."""
+    if T.types[a] not in ACCEPTOR_TYPES or T.skip[a]:
+        return None
+    return _listed_acceptor_rule(T, a) or _generic_acceptor_rule(T, a)
+
+
+def _listed_acceptor_rule(T: Typed, a: int) -> Rule | None:
+    """HBOND_CRITERIA 2a, in order: the first that matches."""
     s = T.s
     t = T.types
     ta = t[a]
-    if ta not in ACCEPTOR_TYPES or T.skip[a]:
-        return None
     el = s.element
     nb, hn = T.nb[a], T.heavy_nb[a]
     nh = len(T.h_nb[a])
@@ -54,7 +73,6 @@ def acceptor_rule(T: Typed, a: int) -> Rule | None:
     def r(k):
         return rules[str(k)]
 
-    # --- 2a, in order
     if ta == "O3-" and len(hn) == 1 and t[hn[0]] == "Pac" and len(T.nb[hn[0]]) == 4:
         p = hn[0]
         others = [j for j in T.nb[p] if t[j] == "O3-" and j != a]
@@ -138,13 +156,18 @@ def acceptor_rule(T: Typed, a: int) -> Rule | None:
                 return _acc(26 if sym else 28, r(26 if sym else 28), B1=b1, B2=b2)
     if el[a] == "O" and any(len(T.rings[k]) == 5 for k in rings) and len(hn) == 2:
         return _acc(29, r(29), B1=hn[0], B2=hn[1])
-    # --- 2b generic, by type
-    g = criteria()["generic_acceptors"]
+    return None
+
+
+def _generic_acceptor_rule(T: Typed, a: int) -> Rule | None:
+    """HBOND_CRITERIA 2b: the generic rule of the acceptor's type."""
+    t = T.types
+    ta = t[a]
+    el = T.s.element
+    nb, hn = T.nb[a], T.heavy_nb[a]
 
     def gen(key, **refs):
-        p = dict(g[key])
-        p["name"] = f"generic {ta}"
-        return Rule("acceptor", f"generic {key}", p["name"], p["test"], p, refs)
+        return generic_acceptor(key, ta, **refs)
 
     if ta in ("O2-", "O3-"):
         if nb and type_geometry(t[nb[0]]) == 3:

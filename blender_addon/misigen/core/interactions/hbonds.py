@@ -4,6 +4,8 @@ from __future__ import annotations
 import numpy as np
 
 from .hbond_geometry import Slop, acceptor_test, donor_test
+from .hbond_limits import acceptor_limit, hbond_criterion, relaxation, shared_proton_criterion, \
+    shared_proton_limit, widest_limit
 from .hbond_rules import acceptor_rule, criteria, donor_rule
 from .hydrogens import hydrogen_positions
 from .model import Interaction
@@ -29,17 +31,19 @@ def partner_masks(T: Typed):
     return prot, lig
 
 
-def hbond_pairs(T: Typed, side1: np.ndarray, side2: np.ndarray, dist_slop=0.4, angle_slop=20.0):
+def hbond_pairs(T: Typed, side1: np.ndarray, side2: np.ndarray, dist_slop=None, angle_slop=None):
     """(donor, acceptor, donor_rule, acceptor_rule, info) for every H-bond between the two atom
-    sets, both directions.  Symmetric by construction: swapping the sets swaps nothing but order."""
+    sets, both directions.  Symmetric by construction: swapping the sets swaps nothing but order.
+    Slops: None is the default relaxation (hbond_criteria.yaml)."""
     s = T.s
+    dist_slop, angle_slop = _slops(dist_slop, angle_slop)
     slop = Slop(dist_slop, angle_slop)
     met_cfg = criteria()["metal"]
     metals = np.nonzero(T.metal & ~s.is_water)[0]
     idx1, idx2 = np.nonzero(side1)[0], np.nonzero(side2)[0]
     if not len(idx1) or not len(idx2):
         return []
-    cutoff = 3.83 + dist_slop + criteria()["sulfur_comp"] + 0.05
+    cutoff = widest_limit() + dist_slop + criteria()["sulfur_comp"] + 0.05
     pairs = _pairs_within(s.coords[idx1], s.coords[idx2], cutoff)
     drules, arules, hpos = {}, {}, {}
 
@@ -126,38 +130,48 @@ def shared_proton_pairs(T: Typed, side1, side2) -> list[tuple[int, int, float]]:
     return out
 
 
-def find_hbonds(T: Typed, dist_slop=0.4, angle_slop=20.0) -> list[Interaction]:
+def _slops(dist_slop, angle_slop) -> tuple[float, float]:
+    default = relaxation()
+    return (default["distance"] if dist_slop is None else dist_slop,
+            default["angle"] if angle_slop is None else angle_slop)
+
+
+def _partner_fields(s, p: int, l_: int) -> dict:
+    return dict(protein_index=int(p), ligand_index=int(l_), chain=str(s.chain[p]), resname=str(s.resname[p]),
+                resseq=int(s.resseq[p]), icode=str(s.icode[p]), protein_atom=str(s.name[p]),
+                ligand_atom=str(s.name[l_]), protein_atoms=(str(s.name[p]),), ligand_atoms=(str(s.name[l_]),))
+
+
+def find_hbonds(T: Typed, dist_slop=None, angle_slop=None) -> list[Interaction]:
+    """Protein–ligand H-bonds (shared protons first, when the definition has them); each carries its
+    acceptor rule's name and distance limit (``rule``, ``limit``). Slops: None is the default relaxation."""
     s = T.s
+    dist_slop, angle_slop = _slops(dist_slop, angle_slop)
     prot, lig = partner_masks(T)
     out = []
-    lim = criteria()["shared_proton"]["max_distance"]
+    shared = shared_proton_limit()
     for p, l_, dist in (shared_proton_pairs(T, prot, lig) if T.rules.get("shared_proton") else []):
         out.append(Interaction(
-            kind="hbond", protein_index=int(p), ligand_index=int(l_), chain=str(s.chain[p]),
-            resname=str(s.resname[p]), resseq=int(s.resseq[p]), icode=str(s.icode[p]),
-            protein_atom=str(s.name[p]), ligand_atom=str(s.name[l_]), donor="shared", distance=dist,
-            angles={}, criterion=f"shared proton: acid O...acid O {dist:.2f} A <= {lim} A",
+            kind="hbond", **_partner_fields(s, p, l_), donor="shared", distance=dist,
+            angles={}, criterion=shared_proton_criterion(dist),
             extra={"donor_type": T.types[p], "acceptor_type": T.types[l_], "hydrogens": "none"},
-            protein_atoms=(str(s.name[p]),), ligand_atoms=(str(s.name[l_]),)))
+            rule=shared.rule, limit=shared.applied(dist_slop)))
+    sulfur = criteria()["sulfur_comp"]
     for d, a, dr, ar, info in hbond_pairs(T, prot, lig, dist_slop, angle_slop):
         p, l_ = (d, a) if not s.ligand[d] else (a, d)
         side = info.pop("_side", "")
         angles = {k: float(info[k]) for k in ("theta", "phi", "upsilon", "tau", "phi_d", "upsilon_lp")
                   if info.get(k) is not None}
-        acc = f"acceptor {ar.rule_id} {ar.name}" + (f" {side}" if side else "")
-        don = f"donor {dr.rule_id} {dr.name}"
         extra = {"donor_type": T.types[d], "acceptor_type": T.types[a],
                  "hydrogens": "explicit" if T.h_nb[d] else ("inferred" if "h_dist" in info else "none")}
         if "h_dist" in info:
             extra["h_distance"] = float(info["h_dist"])
         if info.get("h_index", -1) >= 0:
             extra["hydrogen"] = str(s.name[info["h_index"]])
+        limit = acceptor_limit(ar, side)
         out.append(Interaction(
-            kind="hbond", protein_index=int(p), ligand_index=int(l_), chain=str(s.chain[p]),
-            resname=str(s.resname[p]), resseq=int(s.resseq[p]), icode=str(s.icode[p]),
-            protein_atom=str(s.name[p]), ligand_atom=str(s.name[l_]),
-            donor="ligand" if s.ligand[d] else "protein",
+            kind="hbond", **_partner_fields(s, p, l_), donor="ligand" if s.ligand[d] else "protein",
             distance=float(np.linalg.norm(s.coords[d] - s.coords[a])), angles=angles,
-            criterion=f"{acc} / {don}", extra=extra,
-            protein_atoms=(str(s.name[p]),), ligand_atoms=(str(s.name[l_]),)))
+            criterion=hbond_criterion(ar, side, dr), extra=extra, rule=limit.rule,
+            limit=limit.applied(dist_slop) + (sulfur if s.element[d] == "S" else 0.0)))
     return out

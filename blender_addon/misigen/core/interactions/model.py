@@ -36,6 +36,11 @@ class Interaction:
     # (one atom for atom-atom kinds; ring atoms for rings; the charged group for salt bridges).
     protein_atoms: tuple = ()
     ligand_atoms: tuple = ()
+    # The rule that bounded ``distance`` and the limit it set, as the finder applied it (Å; an H-bond's
+    # acceptor rule, relaxed; another kind's criterion). Records carry ``criterion``, which gives back
+    # the same pair (``hbond_limits.criterion_limit``), so ``as_dict`` (the records' form) leaves them out.
+    rule: str = ""
+    limit: float | None = None
 
     def partner_atoms(self) -> tuple[tuple, tuple]:
         """(protein atom names, ligand atom names), falling back to the representative atoms."""

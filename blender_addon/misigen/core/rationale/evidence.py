@@ -2,9 +2,13 @@
 
 A rationale names only what a reader can find in the images: an atom is *citable* in image k
 when it is visible there (``visible`` in the sidecar) and its own label, or for a protein atom
-its residue's label, is drawn in that image. Every number a rationale quotes is a ``Fact``: a
-sidecar reading (pixel, 3D component, bond length) or an arithmetic step over earlier quoted
-numbers. ``replay.py`` re-derives each one from the sidecars on their own.
+its residue's label, is drawn in that image. Every number a rationale quotes is a ``Fact`` a reader
+could take from the images or the question (``READABLE``): a pixel reading (position, offset, span,
+the centre of a drawing), a standard bond length or the scale bar for the px/Å scale, the camera's
+stated field of view, a criterion's limit, or arithmetic over earlier facts; a 3D length or angle is
+such arithmetic, an estimate quoted as "about …". The sidecar's 3D coordinates may choose *which*
+atoms to read (the truth says which pair is bonded) but are never quoted. ``replay.py`` re-derives
+each fact from the sidecars on their own.
 """
 from __future__ import annotations
 
@@ -12,6 +16,10 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
+
+
+class NoRationale(Exception):
+    """The images do not support a step-by-step derivation of this record's answer."""
 
 
 def fmt(x: float, nd: int) -> str:
@@ -76,7 +84,11 @@ class View:
         return self.atoms[self.index[key]]["pixel"]
 
     def xyz(self, key: str) -> np.ndarray:
+        """The atom's 3D position (camera frame): for choosing what to read, never for quoting."""
         return np.asarray(self.atoms[self.index[key]]["camera_xyz"], float)
+
+    def element(self, key: str) -> str:
+        return str(self.atoms[self.index[key]]["element"]).upper()
 
     def focal(self) -> float:
         """Focal length in pixels of a perspective camera (horizontal field of view)."""
@@ -85,42 +97,78 @@ class View:
     def bonds(self) -> list:
         return [tuple(b) for b in self.car.get("bonds", [])]
 
-    def centroid(self, ligand: bool | None = None) -> np.ndarray:
-        rows = [a for a in self.atoms if ligand is None or a["ligand"] == ligand]
-        return np.mean([a["camera_xyz"] for a in rows], axis=0)
+    def bonded(self, a: str, b: str) -> bool:
+        if not hasattr(self, "_bondset"):
+            self._bondset = {frozenset(map(int, b)) for b in self.bonds()}
+        return frozenset((self.row(a), self.row(b))) in self._bondset
+
+
+# Fact kinds whose value a reader takes from the images or the question (``replay.py`` re-derives
+# each): anything else (a 3D coordinate, depth or distance from the sidecar) is not citable.
+READABLE = frozenset({
+    "cite",        # an atom visible and labelled in image k
+    "pixel",       # u or v of an atom in image k
+    "offset",      # pixel offset (u or v) from atom a to atom b in image k
+    "span",        # pixel distance between two atoms in image k
+    "centre",      # mean pixel (u or v) of a set of drawn atoms in image k (the centre of a drawing)
+    "camera",      # image width, height; the field of view the prompt states
+    "standard",    # the standard length of a bonded pair (core/data/reading.yaml)
+    "bar",         # the scale bar drawn in image k: its Å text or its pixel length
+    "limit",       # a criterion's distance limit (the prompt states the criteria)
+    "given",       # a number the question states (a step, a precision)
+    "tolerance",   # how far a reading is trusted (core/data/reading.yaml: its relative and pixel error)
+    "calc",        # arithmetic over earlier facts
+    "round",       # an estimate rounded to the answer's step
+    "answer",
+})
+# Kinds that are reference lengths a reader knows or is told (not estimates): quoted in Å without "about".
+REFERENCE = frozenset({"standard", "bar", "limit", "given", "round"})
 
 
 @dataclass
 class Fact:
-    """One quoted number (or citation) and how to re-derive it.
+    """One quoted number (or citation) and how to re-derive it; ``kind`` is one of ``READABLE``.
 
-    kind: ``cite`` (atom citable in image), ``pixel`` (u or v of an atom), ``comp`` (one camera-frame
-    component of the vector from atom a to atom b in image k, or of the centroid), ``length`` (3D
-    distance between two atoms), ``angle3`` (angle at atom b of a–b–c, degrees), ``calc`` (expression
-    over earlier facts' names), ``answer``."""
+    ``calc``: an expression over earlier facts' names (numeric literals: integers, or numbers the
+    question states as ``given`` facts); ``estimate``: a quantity in Å (or degrees) derived from pixel
+    readings, which a rationale quotes as "about …"."""
     kind: str
     name: str = ""
     value: float | str | None = None
     nd: int = 1                       # decimals quoted
     image: int | None = None
     atoms: tuple = ()
-    comp: str = ""                    # "u", "v", "x", "y", "z"
+    comp: str = ""                    # "u", "v" (pixel axes); a camera field; a scale bar field
     expr: str = ""                    # calc: python arithmetic over names, cos/sin in degrees
     extra: dict = field(default_factory=dict)
+    estimate: bool = False
 
 
 class Facts:
-    """The facts of one rationale, in order; ``add`` returns the quoted text of the number."""
+    """The facts of one rationale, in order; ``add`` returns the quoted text of the number.
+
+    ``margins``: how far, in reading errors, each estimate the derivation turns on is from changing
+    the answer (``estimates.py``); the least is the record's ``reading_margin``."""
 
     def __init__(self):
         self.items: list[Fact] = []
         self.values: dict[str, float] = {}
+        self.margins: list[float] = []
 
     def add(self, fact: Fact) -> str:
         self.items.append(fact)
         if fact.name and isinstance(fact.value, (int, float)):
             self.values[fact.name] = q(fact.value, fact.nd)
         return fmt(fact.value, fact.nd) if isinstance(fact.value, (int, float)) else str(fact.value)
+
+    def fork(self) -> "Facts":
+        """A copy to try one reading on; ``adopt`` keeps it."""
+        out = Facts()
+        out.items, out.values, out.margins = list(self.items), dict(self.values), list(self.margins)
+        return out
+
+    def adopt(self, other: "Facts") -> None:
+        self.items, self.values, self.margins = other.items, other.values, other.margins
 
     def cite(self, view: View, key: str) -> None:
         self.items.append(Fact("cite", image=view.k, atoms=(key,)))
@@ -132,35 +180,55 @@ class Facts:
         return (self.add(Fact("pixel", f"{name}_u", u, 1, view.k, (key,), "u")),
                 self.add(Fact("pixel", f"{name}_v", v, 1, view.k, (key,), "v")))
 
-    def comp(self, view: View, a: str | None, b: str, comp: str, name: str, nd: int = 2, ligand=None) -> str:
-        """b − a (camera frame, Å) along x/y/z in one image; a=None: centroid of the drawn atoms."""
-        if a is None:
-            c = view.centroid(ligand)
-            val = c["xyz".index(comp)]
-            return self.add(Fact("comp", name, float(val), nd, view.k, (), comp,
-                                 extra={"centroid": "ligand" if ligand else ("protein" if ligand is False else "all")}))
-        val = (view.xyz(b) - view.xyz(a))["xyz".index(comp)]
-        return self.add(Fact("comp", name, float(val), nd, view.k, (a, b), comp))
+    def offset(self, view: View, a: str, b: str, comp: str, name: str) -> str:
+        """b's pixel position minus a's, along u (right) or v (down), in one image."""
+        self.cite(view, a)
+        self.cite(view, b)
+        i = "uv".index(comp)
+        return self.add(Fact("offset", name, view.pixel(b)[i] - view.pixel(a)[i], 1, view.k, (a, b), comp))
 
-    def length(self, view: View, a: str, b: str, name: str, nd: int = 2) -> str:
-        return self.add(Fact("length", name, float(np.linalg.norm(view.xyz(a) - view.xyz(b))), nd, view.k, (a, b)))
+    def span(self, view: View, a: str, b: str, name: str) -> str:
+        """The pixel distance between two atoms in one image."""
+        self.cite(view, a)
+        self.cite(view, b)
+        pa, pb = view.pixel(a), view.pixel(b)
+        return self.add(Fact("span", name, math.dist(pa, pb), 1, view.k, (a, b)))
 
-    def angle3(self, view: View, a: str, b: str, c: str, name: str) -> str:
-        u, w = view.xyz(a) - view.xyz(b), view.xyz(c) - view.xyz(b)
-        ang = math.degrees(math.acos(max(-1.0, min(1.0, float(u @ w / (np.linalg.norm(u) * np.linalg.norm(w)))))))
-        return self.add(Fact("angle3", name, ang, 0, view.k, (a, b, c)))
+    def centre(self, view: View, which: str, comp: str, name: str, atoms: tuple = ()) -> str:
+        """Mean pixel (u or v) of drawn atoms: ``which`` is ``ligand``, ``protein``, ``all`` or ``atoms``
+        (those named)."""
+        return self.add(Fact("centre", name, centre_of(view, which, comp, atoms), 1, view.k, tuple(atoms), comp,
+                             extra={"which": which}))
 
-    def calc(self, name: str, expr: str, nd: int) -> str:
-        return self.add(Fact("calc", name, evaluate(expr, self.values), nd, expr=expr))
+    def calc(self, name: str, expr: str, nd: int, estimate: bool = False) -> str:
+        return self.add(Fact("calc", name, evaluate(expr, self.values), nd, expr=expr, estimate=estimate))
+
+    def given(self, name: str, value: float, key: str) -> str:
+        """A number the question states: ``key`` names it in the record's program."""
+        return self.add(Fact("given", name, float(value), decimals(value), extra={"key": key}))
 
     def answer(self, text: str) -> None:
         self.items.append(Fact("answer", value=text))
 
 
+def centre_of(view: View, which: str, comp: str, atoms: tuple = ()) -> float:
+    """The mean pixel coordinate a ``centre`` fact quotes (shared with replay)."""
+    i = "uv".index(comp)
+    if which == "atoms":
+        return float(np.mean([view.pixel(k)[i] for k in atoms]))
+    return float(np.mean([a["pixel"][i] for a in view.atoms if which == "all" or a["ligand"] == (which == "ligand")]))
+
+
+def decimals(x: float) -> int:
+    s = f"{float(x):g}"
+    return len(s.split(".")[1]) if "." in s else 0
+
+
 # ------------------------------------------------------------------ arithmetic (shared with replay)
 _FUNCS = {"cos": lambda d: math.cos(math.radians(d)), "sin": lambda d: math.sin(math.radians(d)),
           "sqrt": math.sqrt, "abs": abs, "atan2": lambda y, x: math.degrees(math.atan2(y, x)),
-          "tan": lambda d: math.tan(math.radians(d)), "min": min, "max": max}
+          "tan": lambda d: math.tan(math.radians(d)), "acos": lambda x: math.degrees(math.acos(x)), "min": min,
+          "max": max}
 
 
 def evaluate(expr: str, values: dict) -> float:

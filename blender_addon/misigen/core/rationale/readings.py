@@ -1,5 +1,6 @@
-"""Readings every rationale builder may use: which bonds give a pixel scale, rounding a quoted
-estimate to the answer's step, which image shows a view, where an atom is citable.
+"""Readings every rationale builder may use: which bonds give a pixel scale (a standard length over
+its pixel length), rounding a quoted estimate to the answer's step, which image shows a view, where
+an atom is citable.
 
 A builder (a task's ``TaskType.rationale``) gets the record, its images' ``View``s (1-based,
 options after the images), a ``Facts`` collector and a template ``Writer``; it returns nothing
@@ -13,42 +14,45 @@ import numpy as np
 
 from ..geometry import view_ops
 from ..op_grammar import format_number
-from .evidence import Fact, Facts, View, atom_key
-
-
-class NoRationale(Exception):
-    """The images do not support a step-by-step derivation of this record's answer."""
+from .evidence import Fact, Facts, NoRationale, View, atom_key
+from .scales import bond_scale, standard_length
 
 
 def ordered_bonds(view: View, also: list[View] = (), both_also: bool = False) -> list[tuple[str, str]]:
-    """Bonds whose two atoms are citable in ``view`` (and the first, or both, in ``also``), the
-    flattest first (smallest depth difference per Å of bond: its pixel length then gives the scale)."""
+    """Bonds of a known standard length whose two atoms are citable in ``view`` (and the first, or
+    both, in ``also``), the least foreshortened-looking first (most px per standard Å: its pixel length
+    then gives the scale)."""
     out = []
     for i, j in view.bonds():
         a, b = view.atoms[i], view.atoms[j]
         if a["element"] == "H" or b["element"] == "H":
             continue
         ka, kb = atom_key(a), atom_key(b)
+        std = standard_length(view, ka, kb)
+        if std is None:
+            continue
         for x, y in ((ka, kb), (kb, ka)):
             if not (view.citable(x) and view.citable(y)):
                 continue
             if not all(o.citable(x) and (not both_also or o.citable(y)) for o in also):
                 continue
-            d = np.linalg.norm(view.xyz(x) - view.xyz(y))
-            out.append((abs(view.xyz(x)[2] - view.xyz(y)[2]) / max(d, 1e-6), x, y))
+            px = float(np.hypot(*(np.subtract(view.pixel(x), view.pixel(y)))))
+            out.append((-round(px / std[0], 4), x, y))
             break
-    out.sort(key=lambda t: (round(t[0], 6), t[1], t[2]))
+    out.sort()
     return [(x, y) for _, x, y in out]
 
 
 def scale_from_bond(F: Facts, view: View, a: str, b: str, tag: str) -> tuple[str, str, str]:
-    """Quote the bond's Å length and pixel length in ``view``; returns (length, px, scale) texts."""
-    F.pixel(view, a, f"{tag}a")
-    F.pixel(view, b, f"{tag}b")
-    L = F.length(view, a, b, f"{tag}_len")
-    px = F.calc(f"{tag}_px", f"sqrt(({tag}b_u - {tag}a_u)**2 + ({tag}b_v - {tag}a_v)**2)", 1)
-    sc = F.calc(f"{tag}_scale", f"{tag}_px / {tag}_len", 2)
-    return L, px, sc
+    """Quote the bond's standard length and pixel length in ``view``; returns (length, px, scale) texts
+    (facts ``<tag>_len``, ``<tag>_px``, ``<tag>_scale``)."""
+    s = bond_scale(F, view, a, b, tag)
+    return s.say["length"], s.say["px"], s.text
+
+
+def scale_words(view: View, a: str, b: str) -> dict:
+    """How a template names a reference bond: ``bond`` (its atoms) and ``what`` (its kind)."""
+    return {"bond": f"{view.name(a)} – {view.name(b)}", "what": standard_length(view, a, b)[2]}
 
 
 def step_round(F: Facts, name: str, src: str, step: float) -> float | None:
@@ -88,5 +92,5 @@ def view_number(rec, V, view: str, optional: bool = False) -> int | None:
     raise NoRationale(f"no image shows the {view} view")
 
 
-__all__ = ["NoRationale", "ordered_bonds", "scale_from_bond", "step_round", "nearest_view", "cite_somewhere",
+__all__ = ["NoRationale", "ordered_bonds", "scale_from_bond", "scale_words", "step_round", "nearest_view", "cite_somewhere",
            "ops_text", "view_number"]

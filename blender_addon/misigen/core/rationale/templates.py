@@ -53,10 +53,14 @@ class Writer:
         self.sections, self.where, self.lines = sections, where, []
 
     def say(self, section: str, **values) -> None:
+        self.lines.append(self.phrase(section, **values))
+
+    def phrase(self, section: str, **values) -> str:
+        """A section's words filled in, to go inside another section's sentence."""
         if section not in self.sections:
             raise InputError(self.where, f"no section [{section}] (the task's rationale needs it)")
         try:
-            self.lines.append(self.sections[section].format_map({k: str(v) for k, v in values.items()}))
+            return self.sections[section].format_map({k: str(v) for k, v in values.items()})
         except KeyError as exc:
             raise InputError(self.where, f"section [{section}] uses field {exc} that this task does not fill") from None
 

@@ -78,11 +78,12 @@ class Planner:
                           parts=tuple(parts), residues=residues, labels=labels, centre=centre)
 
     def view_spec(self, view: str, ctx: Context | None = None, parts=COMPLEX, residues=None, labels=None,
-                  extra: dict | None = None, fit_rows=None) -> RenderSpec:
-        """One canonical view, framed on its own ("view all" of what it shows)."""
+                  extra: dict | None = None, fit_rows=None, pose=()) -> RenderSpec:
+        """One canonical view, framed on its own ("view all" of what it shows); ``pose``: whole-model
+        ops applied before the view's (the start orientation the views are taken of)."""
         ctx = ctx or self.ctx
         centre = ctx.centre(parts, residues)
-        ops = {"all": view_ops(view)}
+        ops = {"all": list(pose) + view_ops(view)}
         for part, more in (extra or {}).items():
             ops[part] = list(ops.get(part, [])) + list(more)
         camera = ctx.view_camera(ops, parts, residues, centre, fit_rows)

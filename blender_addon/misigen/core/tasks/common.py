@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -198,9 +199,10 @@ def same_pose(a: RenderSpec, b: RenderSpec) -> bool:
 
 # ------------------------------------------------------------------ per-structure context
 class Context:
-    """Everything the planners compute once per (structure, style): shown sets, centres,
-    view cameras, interactions. Cached by object identity (bounded), so planning every task
-    of one structure reuses it; results never depend on what else was planned."""
+    """Everything the planners compute once per (structure, style): posed coordinates,
+    interactions, row maps (the shown sets themselves live in ``scene_plan.SHOWN``). Cached by
+    object identity (bounded), so planning every task of one structure reuses it; results never
+    depend on what else was planned."""
 
     def __init__(self, structure: Structure, style: dict):
         self.structure = structure
@@ -213,8 +215,8 @@ class Context:
         return self.cache[key]
 
     def shown(self, parts=COMPLEX, residues=None) -> Structure:
-        key = ("shown", tuple(parts), None if residues is None else tuple(map(tuple, residues)))
-        return self._memo(key, lambda: shown_structure(self.structure, self.style, tuple(parts), residues))
+        """The shown atoms of a selection (``scene_plan.SHOWN``: the one cache of them)."""
+        return shown_structure(self.structure, self.style, tuple(parts), residues)
 
     def radii(self, shown: Structure) -> np.ndarray:
         return atom_radii(shown, self.style)
@@ -244,25 +246,11 @@ class Context:
         """Protein–ligand H-bonds of the full structure, one per (residue, protein atom, ligand
         atom), in the finder's order (chain, resseq, icode, protein atom, ligand atom), by the
         named H-bond definition (the suite's ``hbonds.definition``; None: the default)."""
-        def make():
-            from ..interactions import find_interactions
-            seen, out = set(), []
-            for it in find_interactions(self.structure, kinds=("hbond",), definition=definition,
-                                          keep=pocket_keep(self.style)):
-                if it.kind != "hbond":
-                    continue
-                key = (it.chain, int(it.resseq), it.icode, it.resname, it.protein_atom, it.ligand_atom)
-                if key not in seen:
-                    seen.add(key)
-                    out.append(it)
-            return out
-        return self._memo(("hbonds", definition), make)
+        return self.interactions("hbond", definition)
 
     def interactions(self, kind: str, definition: str | None = None) -> list:
-        """Protein–ligand interactions of one kind (H-bonds: ``hbonds``), one per partner identity."""
-        if kind == "hbond":
-            return self.hbonds(definition)
-
+        """Protein–ligand interactions of one kind of the full structure, one per partner identity
+        (an H-bond's: its residue and two atoms), in the finder's order."""
         def make():
             from ..interactions import find_interactions
             seen, out = set(), []
@@ -289,27 +277,35 @@ class Context:
         return prot or [int(it.protein_index)], lig or [int(it.ligand_index)]
 
     def row_map(self, shown: Structure) -> dict:
-        """Full-structure row → shown row (matched by exact coordinates and atom name). ``shown`` must come
-        from ``self.shown`` (cached for the context's life), so its id() is a stable cache key."""
+        """Full-structure row → shown row (matched by exact coordinates and atom name). The memo holds
+        ``shown`` itself, so the id it is found by cannot be another structure's."""
         def make():
             index = {(c.tobytes(), n): k for k, (c, n) in enumerate(zip(shown.coords, shown.name))}
             s = self.structure
-            return {i: index[(s.coords[i].tobytes(), s.name[i])] for i in range(s.n_atoms)
-                    if (s.coords[i].tobytes(), s.name[i]) in index}
-        return self._memo(("rowmap", id(shown)), make)
+            return shown, {i: index[(s.coords[i].tobytes(), s.name[i])] for i in range(s.n_atoms)
+                           if (s.coords[i].tobytes(), s.name[i]) in index}
+        held, rows = self._memo(("rowmap", id(shown)), make)
+        if held is not shown:
+            held, rows = self.cache[("rowmap", id(shown))] = make()
+        return rows
 
 
-_CACHE: list = []
+_CACHE: list = []          # (structure, style hash, Context): the last few, newest last
+_CACHE_LOCK = threading.Lock()
+CONTEXTS_KEPT = 4
 
 
 def context_for(structure: Structure, style: dict) -> Context:
+    """The planning context of (structure, style), kept while its structure is among the last few
+    planned (locked: the planning thread and the caller's may ask at once)."""
     sh = style_hash(style)
-    for s, h, ctx in _CACHE:
-        if s is structure and h == sh:
-            return ctx
-    ctx = Context(structure, style)
-    _CACHE.append((structure, sh, ctx))
-    del _CACHE[:-4]
+    with _CACHE_LOCK:
+        for s, h, ctx in _CACHE:
+            if s is structure and h == sh:
+                return ctx
+        ctx = Context(structure, style)
+        _CACHE.append((structure, sh, ctx))
+        del _CACHE[:-CONTEXTS_KEPT]
     return ctx
 
 

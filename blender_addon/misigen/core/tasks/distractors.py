@@ -42,11 +42,23 @@ def candidate_programs(d: dict) -> list[tuple]:
             if not (d["distinct_axes"] and a.axis == b.axis)]
 
 
-def partners(op: Op, change: str, step: dict) -> list[Op]:
-    """Every value the change may pair ``op`` with (each pairing is symmetric)."""
+def partners(op: Op, change: str, step: dict, near: int | None = None) -> list[Op]:
+    """Every value the change may pair ``op`` with (each pairing is symmetric). ``near`` (0 or 1,
+    drawn per question whatever the answer): the magnitude partner is the neighbouring magnitude
+    in the pairing of neighbours that starts at that offset ((m0, m1), (m2, m3), … or (m1, m2), …);
+    a magnitude that pairing leaves out has none. Either pairing is its own inverse, so an option
+    set says nothing about which of its two magnitudes is the answer."""
     vals = range_values(step["values"])
     if change == "sign":
         return [Op(op.verb, op.axis, -op.value)] if -op.value in vals else []
+    if change == "magnitude" and near is not None:
+        mags = sorted({abs(v) for v in vals if (v > 0) == (op.value > 0)})
+        k = mags.index(abs(op.value)) - near
+        mate = k + 1 if k % 2 == 0 else k - 1
+        if k < 0 or not 0 <= mate + near < len(mags):
+            return []
+        m = mags[mate + near]
+        return [Op(op.verb, op.axis, m if op.value > 0 else -m)]
     if change == "magnitude":
         return [Op(op.verb, op.axis, v) for v in vals if (v > 0) == (op.value > 0) and abs(v) != abs(op.value)]
     if change == "axis":
@@ -64,18 +76,25 @@ def change_map(change: str, partner: Op):
     return lambda op: Op(op.verb, partner.axis, op.value)
 
 
-def product_grids(prog: tuple, factors: list[dict], d: dict, rng: np.random.Generator):
+def product_grids(prog: tuple, factors: list[dict], d: dict, rng: np.random.Generator, near: bool = False):
     """Candidate 2×2 option grids for the true program, in random order: pairs (grid, kinds) with
     grid = [true, factor-1 only, factor-2 only, both] (every one a valid, distinct candidate) and
     kinds = the change each factor made. A factor is {step, changes: [kind, …]}: the kinds are
-    tried in an order drawn per question, each with its partners in random order."""
+    tried in an order drawn per question, each with its partners in random order. ``near``
+    (``decoys: near``): magnitude partners are neighbouring magnitudes (``partners``), the
+    pairing's offset drawn per factor, and kinds with more magnitude changes are tried first (the
+    order never depends on the answer)."""
     valid = set(candidate_programs(d))
     f1, f2 = factors
     kinds = [(k1, k2) for k1 in f1["changes"] for k2 in f2["changes"] if (f1["step"], k1) != (f2["step"], k2)]
-    for ki in rng.permutation(len(kinds)):
+    offsets = (int(rng.integers(2)), int(rng.integers(2))) if near else (None, None)
+    order = rng.permutation(len(kinds))
+    if near:
+        order = sorted(order, key=lambda k: -list(kinds[int(k)]).count("magnitude"))
+    for ki in order:
         c1, c2 = kinds[int(ki)]
-        p1 = partners(prog[f1["step"]], c1, d["steps"][f1["step"]])
-        p2 = partners(prog[f2["step"]], c2, d["steps"][f2["step"]])
+        p1 = partners(prog[f1["step"]], c1, d["steps"][f1["step"]], offsets[0])
+        p2 = partners(prog[f2["step"]], c2, d["steps"][f2["step"]], offsets[1])
         pairs = [(a, b) for a in p1 for b in p2]
         for k in rng.permutation(len(pairs)):
             a, b = pairs[int(k)]

@@ -4,6 +4,13 @@ move/roll majorities, option texts, option images); a task's own guessers are in
 Each hook adds rows to the audit's ``rows`` (``add(name, credit, chance, kind)`` per question,
 ``set(name, credit, n, chance, kind)`` for totals) and may note things in the task's ``section``.
 Ties give fractional credit (the expected accuracy of breaking them at random).
+
+A guesser that learns from answers (a majority, a per-answer frequency) never sees the answer it is
+scored on: ``HeldOut`` fits it, per question, on the train split's questions when the question is in
+the test split and the task has train questions, else on every other question (leave-one-out). Fitted
+on the very answers it is scored on, a majority of a handful of answers looks like a shortcut as soon
+as one answer repeats. Guessers that only apply a fixed rule to the options (always A, smallest move …)
+learn nothing and are scored on every question as they are.
 """
 from __future__ import annotations
 
@@ -24,6 +31,65 @@ def _pick(scores: list[float], best=min) -> list[int]:
 
 def _credit(picked: list[int], correct: int) -> float:
     return (1.0 / len(picked)) if correct in picked else 0.0
+
+
+# ------------------------------------------------------------------ guessers fitted on held-out questions
+LEAVE_ONE_OUT = "leave-one-out"
+TRAIN_SPLIT = "train split (test questions), leave-one-out (the others)"
+
+
+class HeldOut:
+    """Counts of the questions' values (``values_of(record)``: a list, e.g. one answer or an op's
+    axis) as the guesser scoring question ``i`` may learn them: from the train split's questions
+    when question ``i`` is in the test split and the task has train questions, else from all the
+    other questions."""
+
+    def __init__(self, recs: list[dict], values_of):
+        self.own = [Counter(values_of(r)) for r in recs]
+        self.total = sum(self.own, Counter())
+        self.train = sum((c for r, c in zip(recs, self.own) if r.get("split") == "train"), Counter())
+        self.from_train = [bool(self.train) and r.get("split") == "test" for r in recs]
+        self.fitted = TRAIN_SPLIT if any(self.from_train) else LEAVE_ONE_OUT
+        self._total_levels, self._train_levels = _levels(self.total), _levels(self.train)
+
+    def _fit(self, i: int) -> tuple[Counter, tuple, Counter]:
+        """(the counts question ``i``'s guesser starts from, their ``_levels``, what to take away)."""
+        if self.from_train[i]:
+            return self.train, self._train_levels, Counter()
+        return self.total, self._total_levels, self.own[i]
+
+    def count(self, i: int, value) -> int:
+        """How often ``value`` occurs in what question ``i``'s guesser learns from."""
+        counts, _, minus = self._fit(i)
+        return counts[value] - minus[value]
+
+    def majority_credit(self, i: int, value, chance: float) -> float:
+        """The credit of guessing the most frequent value learnt (ties share it) when the truth is
+        ``value``; ``chance`` when there is nothing to learn from (one question, no others)."""
+        counts, levels, minus = self._fit(i)
+        top, tied = _top(counts, levels, minus)
+        if top <= 0:
+            return chance
+        return 1.0 / tied if counts[value] - minus[value] == top else 0.0
+
+
+def _levels(counts: Counter) -> tuple[list[int], Counter]:
+    """(the distinct counts, highest first; how many values have each count)."""
+    per_count = Counter(counts.values())
+    return sorted(per_count, reverse=True), per_count
+
+
+def _top(counts: Counter, levels, minus: Counter) -> tuple[int, int]:
+    """(the highest count of ``counts`` less ``minus``, how many values reach it), without copying
+    ``counts``: only the values in ``minus`` change, so the others' highest count is found among the
+    first few distinct counts."""
+    distinct, per_count = levels
+    changed = {v: counts[v] - m for v, m in minus.items() if m}
+    lowered = Counter(counts[v] for v in changed)
+    rest = next((c for c in distinct if per_count[c] > lowered[c]), 0)
+    top = max([rest, *changed.values()])
+    tied = (per_count[top] - lowered[top] if top == rest else 0) + sum(1 for c in changed.values() if c == top)
+    return top, tied
 
 
 # ------------------------------------------------------------------ letters (any choice task)
@@ -49,23 +115,36 @@ def ops_majorities(feature_space):
     """The majority answer and the majority of each op feature (axis, sign); ``feature_space(program,
     feature)`` is how many values the feature can take (0: unknown, counted from the data)."""
     def audit(recs, rows, section, load_image=None) -> None:
-        answers = Counter(r["answer"] for r in recs)
-        top, _count = answers.most_common(1)[0]
-        space = max(len(answers), int(recs[0]["program"].get("answer_space", 1)))
-        for r in recs:
-            rows.add("majority answer", float(r["answer"] == top), 1.0 / space, "prior")
-        feats = defaultdict(Counter)
+        answers = HeldOut(recs, lambda r: [r["answer"]])
+        space = max(len(answers.total), int(recs[0]["program"].get("answer_space", 1)))
+        for i, r in enumerate(recs):
+            rows.add("majority answer", answers.majority_credit(i, r["answer"], 1.0 / space), 1.0 / space,
+                     "prior", fitted=answers.fitted)
+        feats = defaultdict(set)
         for r in recs:
             for op in r["program"]["ops"]:
-                feats[f"{op['op']} axis"][op["axis"]] += 1
-                feats[f"{op['op']} sign"]["+" if op["value"] > 0 else "-"] += 1
-        for feat, counts in feats.items():
-            values = feature_space(recs[0]["program"], feat) or len(counts)
+                feats[f"{op['op']} axis"].add(op["axis"])
+                feats[f"{op['op']} sign"].add(_sign(op))
+        for feat, seen in sorted(feats.items()):
+            values = feature_space(recs[0]["program"], feat) or len(seen)
             if values < 2:
                 continue
-            _top, top_n = counts.most_common(1)[0]
-            rows.set(f"majority {feat}", top_n, sum(counts.values()), 1.0 / values, "prior")
+            held = HeldOut(recs, lambda r, feat=feat: _feature(r, feat))
+            for i, r in enumerate(recs):
+                for v in _feature(r, feat):
+                    rows.add(f"majority {feat}", held.majority_credit(i, v, 1.0 / values), 1.0 / values, "prior",
+                             fitted=held.fitted)
     return audit
+
+
+def _sign(op: dict) -> str:
+    return "+" if op["value"] > 0 else "-"
+
+
+def _feature(rec: dict, feat: str) -> list:
+    """The values of one op feature ("roll axis", "move sign" …) in a record's answer program."""
+    verb, what = feat.split()
+    return [op["axis"] if what == "axis" else _sign(op) for op in rec["program"]["ops"] if op["op"] == verb]
 
 
 # ------------------------------------------------------------------ option texts (move options)

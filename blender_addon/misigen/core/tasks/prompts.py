@@ -39,6 +39,9 @@ def colours_text(style: dict, parts=("protein", "ligand")) -> str:
             bits.append(f"Protein residue carbons are {pc[0]}.")
     if not style["selection"]["hydrogens"]:
         bits.append("Hydrogens and waters are not shown.")
+    if style["depth_cue"]["enabled"]:
+        bits.append(f"Atoms fade toward the {colour_name(style['background'])} background with their distance "
+                    "from the viewer (depth cueing): of two like atoms, the darker one is farther away.")
     return " ".join(bits)
 
 

@@ -61,9 +61,15 @@ class TaskType:
     rationale: Callable | None = None
     # (record, sidecars) → {feature: value} of this task's difficulty (``core/difficulty.py``)
     difficulty: Callable | None = None
-    # the difficulty features its ``level`` grades (thresholds: ``core/data/difficulty.yaml``);
+    # the difficulty features its ``level`` grades (which way is harder: ``core/data/difficulty.yaml``);
     # None = that file's ``default`` list
     level_features: tuple | None = None
+    # its calibrated level table (``core/levels.py``; ``<folder>/levels.yaml``, written by
+    # ``calibrate-levels``); None or a missing file: the fixed thresholds of ``core/data/difficulty.yaml``
+    level_table: Path | None = None
+    # balance-class keys (``program["balance_class"]``) its levels are ranked within, so that each
+    # level keeps the answer balance (``core/levels.py``)
+    level_strata: tuple = ()
     # its program type (``program.Program``): how every reader of the task reads ``record["program"]``
     program: type | None = None
     extra: dict = field(default_factory=dict)

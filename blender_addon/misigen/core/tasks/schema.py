@@ -145,6 +145,48 @@ OPERATION = Map({"verb": (Enum(("move", "roll")), REQUIRED), "axes": (List(AXIS)
                  "values": (Range(nonzero=True), REQUIRED)})
 
 
+# ------------------------------------------------------------------ difficulty knobs
+# A spec's (or suite's) ``difficulty:`` block: what a task draws or asks to make its questions harder.
+# Each knob is off (its first choice) unless set; a task accepts the knobs it implements (its schema's
+# ``difficulty`` entry, ``difficulty_block``); a suite's block sets them for every task that does.
+KNOBS = {
+    "values": ("default", "fine"),       # the asked values' step halved (cloze tasks, docking)
+    "decoys": ("default", "near"),       # magnitude decoys one value step from the answer (choice tasks)
+    "labels": ("all", "sparse"),         # labels drawn in every other view only (interaction tasks)
+    "occlusion": ("default", "high"),    # the start pose that hides the candidate atoms most (interaction tasks)
+}
+
+
+def difficulty_block(*knobs: str) -> tuple:
+    """The ``difficulty`` schema entry of a task that implements ``knobs`` (absent: None, all off)."""
+    return Map({k: (Enum(KNOBS[k]), None) for k in knobs}), None
+
+
+def knob(d: dict, name: str) -> str:
+    """The value of knob ``name`` in a validated spec (its off value when not set)."""
+    block = d.get("difficulty") or {}
+    return block.get(name) or KNOBS[name][0]
+
+
+def asked_range(r: dict, d: dict) -> dict:
+    """A spec range as the task asks it: its step halved under ``values: fine`` (ends and exclusions kept)."""
+    if knob(d, "values") != "fine":
+        return r
+    return {**r, "step": float(r["step"]) / 2}
+
+
+def merge_knobs(d: dict, suite_knobs: dict, accepted: Map | None) -> None:
+    """Set the suite's knobs (``suite_knobs``) the task accepts and its own block leaves unset; a block
+    that sets nothing is None (so a spec without knobs hashes as before)."""
+    if accepted is None:
+        return
+    block = dict(d.get("difficulty") or {k: None for k in accepted.fields})
+    for k, v in (suite_knobs or {}).items():
+        if k in accepted.fields and block.get(k) is None and v is not None:
+            block[k] = v
+    d["difficulty"] = block if any(v is not None for v in block.values()) else None
+
+
 # Screen thresholds were pixels until they became fractions of the image width (issue 21: a
 # pixel count meant a different dataset at every resolution).
 _PX_RENAMED = {f"{k}_px": f"write {k}: a fraction of the image width (old px value / 256 for 256² runs)"

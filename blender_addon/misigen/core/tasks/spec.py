@@ -26,7 +26,7 @@ from ..style import read_yaml
 from ..interactions.definitions import definition_names
 from .catalog import REGISTRY, task_names, task_type
 from .common import MISI_BENCH_TEST_FRACTION
-from .schema import REQUIRED, Bool, Enum, Int, List, Map, Num, Str, check_template
+from .schema import KNOBS, REQUIRED, Bool, Enum, Int, List, Map, Num, Str, check_template, merge_knobs
 
 REPO_TASK_SPECS = task_specs_dir()     # bundled specs: package data, or the checkout's task_specs/
 
@@ -70,6 +70,8 @@ SUITE = Map({
                    "image_size": (Int(8, 512), 64),
                    "known_shortcuts": (List(KNOWN_SHORTCUT, min_len=0), []),
                    "necessity": (NECESSITY, {})}), {}),
+    # difficulty knobs for every task that implements them (a task's own ``difficulty:`` block wins)
+    "difficulty": (Map({k: (Enum(v), None) for k, v in KNOBS.items()}), {}),
     # The smallest image side (px) at which the suite's labels and view changes can be seen:
     # generate refuses a smaller --resolution (labels never shrink below the preset's min_size_px).
     "min_resolution": (Int(1, 16384), 128),
@@ -104,7 +106,9 @@ class TaskSpec:
     def spec_hash(self) -> str:
         # where the suite is, its module list and its refusal/exit rules do not change what is planned
         settings = {k: v for k, v in self.suite.items() if k not in NOT_HASHED}
-        blob = json.dumps({"data": self.data, "template": self.template, "suite": settings,
+        # a spec without knobs (``difficulty`` None) hashes as it did before knobs existed
+        data = {k: v for k, v in self.data.items() if not (k == "difficulty" and v is None)}
+        blob = json.dumps({"data": data, "template": self.template, "suite": settings,
                            **({"rationale": self.rationale_text} if self.rationale_text else {})},
                           sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
@@ -123,6 +127,8 @@ def load_task_spec(path, suite: dict | None = None) -> TaskSpec:
         raise InputError(path, f"task: {name!r} is not one of {', '.join(task_names())}")
     tt = task_type(name)
     data = Map({**COMMON, **tt.schema}).check(raw, path, "")
+    if "difficulty" in tt.schema:
+        merge_knobs(data, (suite or {}).get("difficulty"), tt.schema["difficulty"][0])
     if tt.check:
         tt.check(data, path)
     if tt.distinct_answers:
@@ -178,6 +184,9 @@ def load_suite(path) -> list[TaskSpec]:
         settings["hbond_definition"] = suite["hbonds"]["definition"]
     if any(v is not None for vals in suite["style"].values() for v in vals.values()):
         settings["style"] = suite["style"]            # only when set: other suites keep their hash
+    knobs = {k: v for k, v in suite["difficulty"].items() if v is not None}
+    if knobs:                                  # only when set: the other suites' spec hashes stay as they were
+        settings["difficulty"] = knobs
     if suite["labels"]["contact_atoms"]:       # only when set: the other suites' spec hashes stay as they were
         settings["contact_atom_labels"] = float(suite["labels"]["contact_atoms"])
     if suite["labels"]["polar_contacts_first"]:

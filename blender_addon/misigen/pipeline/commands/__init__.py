@@ -4,8 +4,8 @@ Each module has ``add_parser(subparsers)`` (its options and their help) and ``ru
 (an exit code from ``pipeline/exit_codes.py``). ``cli.main`` dispatches every command the same
 way; a module imports what its command needs inside ``run``, so building the parser stays quick.
 """
-from . import (audit, baseline, build_extension, demo, export, generate, install_deps, interactions, merge, render,
-               report, score, validate)
+from . import (audit, baseline, build_extension, calibrate_levels, demo, export, generate, install_deps, interactions,
+               merge, render, report, score, validate)
 
 COMMANDS = {
     "render": render,
@@ -15,6 +15,7 @@ COMMANDS = {
     "audit": audit,
     "merge": merge,
     "interactions": interactions,
+    "calibrate-levels": calibrate_levels,
     "build-extension": build_extension,
     "score": score,
     "baseline": baseline,

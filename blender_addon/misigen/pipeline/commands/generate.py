@@ -63,6 +63,11 @@ def _executor_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--workers", type=whole(1, 256), metavar="N",
                    help="local rendering processes (default: one per GPU found, else 1 — Cycles already "
                         "uses every CPU core)")
+    g.add_argument("--planners", type=lambda t: t if t == "auto" else whole(0, 256)(t), default="auto",
+                   metavar="N|auto",
+                   help="planning processes per rendering process (0: one helper thread of it). auto: a "
+                        "helper thread when rendering on the CPU (Cycles uses every core) or with --plan-only, "
+                        "each worker's share of the cores less one on a GPU (default: auto)")
     g.add_argument("--structures-per-worker", type=whole(1), metavar="N",
                    help="a worker process renders at most N structures, then is replaced, so memory stays "
                         "flat (default: 25)")
@@ -98,7 +103,7 @@ def config_from_args(args, structures) -> RunConfig:
         gpus = count_gpus(args.device)
     ligands = {}
     if args.ligands:
-        from ...core.het_ligand import read_ligand_map
+        from ...core.ligand import read_ligand_map
         ligands = read_ligand_map(args.ligands)
     ray = {}
     if args.executor == "ray":
@@ -111,7 +116,8 @@ def config_from_args(args, structures) -> RunConfig:
         limit=args.limit, seed=args.seed, device=args.device, shard=shard, render=render,
         progress=not args.no_progress, audit=not args.no_audit, levels=args.level, ligands=ligands,
         ligand=args.ligand, reading=reading_from_args(args), executor=args.executor,
-        workers=args.workers or max(1, gpus), gpus=gpus, per_worker=args.structures_per_worker, ray_options=ray)
+        workers=args.workers or max(1, gpus), gpus=gpus, per_worker=args.structures_per_worker, ray_options=ray,
+        planners=args.planners)
 
 
 def run(args) -> int:

@@ -10,14 +10,17 @@ from .args import add_keep_args, add_reading_args, keep_from_args, unreadable, w
 
 
 def add_parser(sub) -> None:
+    from ...core.interactions.hbond_limits import relaxation   # the defaults live in hbond_criteria.yaml
+
     p = sub.add_parser("interactions", help="print protein–ligand interactions as a table")
     p.add_argument("structures", nargs="+", metavar="STRUCTURE",
                    help="structure files or PDBbind folders (searched as --structures is)")
     p.add_argument("--ligand", help="RES:CHAIN:NUM[+RES:CHAIN:NUM] of a HETATM ligand (PDB/mmCIF input)")
     p.add_argument("--kinds", default="hbond", help="comma-separated: hbond,salt_bridge,…, or 'all' (default: hbond)")
     p.add_argument("--no-relax", action="store_true", help="strict criteria (ChimeraX's relax off: no slops)")
-    p.add_argument("--dist-slop", type=float, default=0.4, help="H-bond distance slop, Å (default: 0.4)")
-    p.add_argument("--angle-slop", type=float, default=20.0, help="H-bond angle slop, degrees (default: 20)")
+    relax = relaxation()
+    p.add_argument("--dist-slop", type=float, help=f"H-bond distance slop, Å (default: {relax['distance']:g})")
+    p.add_argument("--angle-slop", type=float, help=f"H-bond angle slop, degrees (default: {relax['angle']:g})")
     p.add_argument("--json", action="store_true", help="one JSON object per structure instead of a table")
     add_keep_args(p)
     add_reading_args(p)
@@ -26,7 +29,7 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     import json
 
-    from ...core.het_ligand import prefetch_templates
+    from ...core.ligand import prefetch_templates
     from ...core.interactions import INTERACTION_KINDS, find_interactions, format_table
     from ...core.loader import discover_inputs, load_structure
     from .. import summaries

@@ -17,12 +17,16 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
+    from ...core.tasks.spec import load_dataset_modules
     from .. import summaries
+    from ..records import load_manifest
     from ..shards import merge_folders, rebuild_folder
 
     missing = [p for p in args.shards if not Path(p).is_dir()]
     if missing:
         raise InputError(missing[0], "no such folder")
+    first = Path(args.shards[0])
+    load_dataset_modules(load_manifest(first), first)     # a plugin suite's tasks, for the answer distribution
     if args.out is None:
         if len(args.shards) > 1:
             raise InputError("--out", "needed to merge several shard folders")

@@ -4,11 +4,13 @@ move, that re-dock it.
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 from ...errors import InputError
 from .. import guessers
 from ..common import range_values
 from ..registry import TaskType
-from ..schema import REQUIRED, AXIS, VIEWS, Enum, List, Map, Num, Range, rejection
+from ..schema import REQUIRED, AXIS, VIEWS, Enum, List, Map, Num, Range, asked_range, difficulty_block, rejection
 from ..shared.cloze import ops_features
 from .checks import composite, difficulty_part, feature_space, random_space, redock
 from .planner import DockingPlanner
@@ -24,6 +26,9 @@ SCHEMA = {
                           "sides": (List(Enum(("left", "right"))), ["left", "right"])}), REQUIRED),
     "rejection": (rejection(min_clash_distance=(Num(0), REQUIRED), min_screen_gap=(Num(-1, 1), REQUIRED),
                             min_rotation_view=(Num(0, 1), REQUIRED)), REQUIRED),
+    # values: fine asks the distance at half its step (0.5 Å with the defaults); the rolls keep theirs
+    # (7.5° turns of a small ligand fail the symmetric-ligand check)
+    "difficulty": difficulty_block("values"),
 }
 FIELDS = frozenset({"displacement_axis", "rotation_range", "distance_range", "framing"})
 
@@ -35,14 +40,16 @@ def check(d: dict, path) -> None:
 
 def distinct(d: dict) -> int:
     return len(d["rotation"]["axes"]) * len(range_values(d["rotation"]["values"])) * \
-        len(d["displacement"]["sides"]) * len(range_values(d["displacement"]["extra"]))
+        len(d["displacement"]["sides"]) * len(range_values(asked_range(d["displacement"]["extra"], d)))
 
+
+LEVELS = Path(__file__).with_name("levels.yaml")     # calibrated levels (calibrate-levels)
 
 TASK_TYPES = (
     TaskType("docking", DockingPlanner, SCHEMA, FIELDS, "ops", check=check, distinct_answers=distinct,
              features=ops_features, description="Put the displaced ligand back into its pocket.", composite=composite,
              paper_average=True, rederive=redock, audit=guessers.ops_majorities(feature_space),
              guessers=guessers.OPS_GUESSERS, random_answer=random_space, rationale=redock_rationale,
-             difficulty=difficulty_part, level_features=("option_gap_px", "atoms_shown", "labels_left_out_share"),
-             program=DockingProgram),
+             difficulty=difficulty_part, level_features=("option_gap", "occlusion_max", "atoms_shown"),
+             level_table=LEVELS, level_strata=("axis", "side"), program=DockingProgram),
 )

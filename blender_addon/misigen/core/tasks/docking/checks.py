@@ -74,11 +74,13 @@ def random_space(records):
 
 def difficulty_part(rec: dict, sidecars: dict) -> dict:
     """The answer's size, and the smaller pixel gap of one roll step or 1 Å more (ligand atoms)."""
-    ops = DockingProgram.from_dict(rec["program"]).ops
+    p = DockingProgram.from_dict(rec["program"])
+    ops = p.ops
     comb = difficulty.images(rec, sidecars)[-1]
     lig = [i for i, a in enumerate(comb["atoms"]) if a["ligand"]]
-    g_roll = difficulty.step_gap(comb, ops[0], ROLL_STEP, lig, difficulty.camera_xyz(comb, lig).mean(axis=0))
-    g_move = difficulty.step_gap(comb, {"op": "move", "axis": "x"}, 1.0, lig)
+    g_roll = difficulty.step_gap(comb, ops[0], ROLL_STEP, lig,
+                                 difficulty.camera_xyz(comb, lig).mean(axis=0))
+    g_move = difficulty.step_gap(comb, {"op": "move", "axis": "x"}, p.move_step or 1.0, lig)
     return {"magnitude": difficulty.rounded(sum(abs(float(o["value"])) for o in ops), 2),
             "option_gap_px": difficulty.rounded(min(g_roll, g_move), 2), "_answer_atoms": "ligand"}
 

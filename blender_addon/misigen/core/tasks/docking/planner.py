@@ -24,6 +24,7 @@ from .. import prompts
 from ..base import Planner, Unavailable
 from ..common import (COMPLEX, Planned, Rejected, atom_classes, balanced_order, fit_camera, range_values, rnd,
                       spec_coords, view_change)
+from ..schema import asked_range, knob
 from .program import DockingProgram
 
 POCKET, LIGAND = ("protein",), ("ligand",)
@@ -57,7 +58,7 @@ class DockingPlanner(Planner):
         self.pocket_r = ctx.radii(self.pocket)
         self.full_r = ctx.radii(self.full)
         r_lig = float((np.linalg.norm(self.lig.coords - lig_c, axis=1) + self.lig_r).max())
-        self.extras = range_values(d["displacement"]["extra"])
+        self.extras = range_values(asked_range(d["displacement"]["extra"], d))
         self.angles = range_values(d["rotation"]["values"])
         # smallest whole-Å distance per side that clears the pocket's x-extent (ligand as a sphere)
         need = {"left": (lig_c[0] + r_lig) - (self.pocket.coords[:, 0] - self.pocket_r).min(),
@@ -179,8 +180,7 @@ class DockingPlanner(Planner):
                                  ligand=f"{n_p + 1}–{n_p + n_l}" if n_l > 1 else str(n_p + 1), combined=str(n_p + n_l + 1))
         question = self.question(texts, labels=self.labels, displacement_axis=ax_move, framing=framing,
                                  rotation_range=prompts.values_text(self.angles, "degrees"),
-                                 distance_range=f"a whole number of Å (a multiple of "
-                                                f"{format_number(d['displacement']['extra']['step'])} Å)")
+                                 distance_range=self.distance_text())
         lo = min(self.base.values()) + min(self.extras)
         hi = max(self.base.values()) + max(self.extras)
         program = DockingProgram(
@@ -192,5 +192,18 @@ class DockingPlanner(Planner):
             answer_space=len(d["rotation"]["axes"]) * len(self.angles) * len(d["displacement"]["sides"])
             * len(self.extras),
             move_magnitude_range=[lo, hi], clearing_distance=self.base[side], extra=dist - self.base[side],
-            replay_error=err, balance_class={"axis": axis, "side": side, "roll_sign": "+" if angle > 0 else "-"})
+            replay_error=err, balance_class={"axis": axis, "side": side, "roll_sign": "+" if angle > 0 else "-"},
+            **self.fine_steps())
         return Planned(question, images, answer, program.as_dict())
+
+    def distance_text(self) -> str:
+        step = format_number(asked_range(self.d["displacement"]["extra"], self.d)["step"])
+        if knob(self.d, "values") == "fine":
+            return f"a multiple of {step} Å"
+        return f"a whole number of Å (a multiple of {step} Å)"
+
+    def fine_steps(self) -> dict:
+        """The program's ``move_step`` under ``values: fine`` (else none: as before)."""
+        if knob(self.d, "values") != "fine":
+            return {}
+        return {"move_step": float(asked_range(self.d["displacement"]["extra"], self.d)["step"])}

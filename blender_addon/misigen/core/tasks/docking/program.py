@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..program import Program
+from ..program import Program, optional
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -25,3 +25,4 @@ class DockingProgram(Program):
     extra: float = None              # the spec's extra beyond it
     replay_error: float = None       # Å: the parsed answer re-docks the ligand this closely
     balance_class: dict = None
+    move_step: float = optional()    # the distance's step where ``values: fine`` halved it

@@ -1,12 +1,15 @@
-"""T7's rationale: the roll read off the ligand-alone views, and the move from where the moved
-ligand's centre is in the combined view to where its site is."""
+"""T7's rationale: the roll, stated (no image shows the ligand in its pose, so it is read from how the
+ligand's shape fits the pocket, not measured), and the move from where the moved ligand's centre is in
+the combined view to where the pocket's centre is (the mean pixel positions of their drawn atoms: the
+pocket is the residues around the site), in Å at the scale there (the scale bar where drawn, else a
+bond of standard length), an estimate rounded to whole Å."""
 from __future__ import annotations
 
-import numpy as np
-
 from ...op_grammar import format_number
-from ...rationale.evidence import Fact, Facts
+from ...rationale.estimates import ambiguous, margin_rounding, quote_error, reading_error
+from ...rationale.evidence import Facts
 from ...rationale.readings import NoRationale, ops_text, step_round
+from ...rationale.scales import say_scale, scale_near
 from .program import DockingProgram
 
 MOVE_STEP = 1.0      # Å: the moves are whole Å (the spec's check)
@@ -17,17 +20,22 @@ def redock(rec, V, F: Facts, W) -> None:
     n = len(rec["images"])
     C = V[n]
     roll_op, move_op = p.ops[0], p.ops[1]
-    x_now = F.comp(C, None, "", "x", "lig_x", ligand=True)
-    w2c = np.asarray(C.car["camera"]["world_to_camera"], float)
-    site = (w2c @ np.append(np.asarray(p.ligand_centre, float), 1.0))[0]
-    x_site = F.add(Fact("site", "site_x", float(site), 2, n, comp="x"))
-    est = F.calc("est", "site_x - lig_x", 2)
+    lig = F.centre(C, "ligand", "u", "lig_u")
+    site = F.centre(C, "protein", "u", "site_u")
+    F.centre(C, "protein", "v", "site_v")
+    du = F.calc("du", "site_u - lig_u", 1)
+    scale = scale_near(F, C, (F.values["site_u"], F.values["site_v"]), "s", prefer_bar=True)
+    est = F.calc("est", f"du / {scale.name}", 1, estimate=True)
+    margin_rounding(F, F.values["est"], float(move_op["value"]), MOVE_STEP,
+                    reading_error(F, F.values["est"], [scale]))
     value = step_round(F, "value", "est", MOVE_STEP)
     if value != float(move_op["value"]):
-        raise NoRationale("the site offset does not round to the answer's move")
+        raise NoRationale("the pocket's centre does not round to the answer's move")
     F.answer(rec["answer"])
-    side = "right" if F.values["lig_x"] > F.values["site_x"] else "left"
+    side = "right" if F.values["lig_u"] > F.values["site_u"] else "left"
     W.say("turn", ligand_images=f"{n - 3}–{n - 1}", roll=ops_text([roll_op]))
-    W.say("offset", img=n, x_now=x_now, x_site=x_site, side=side, est=est, value=format_number(value),
-          move=ops_text([move_op]))
+    W.say("offset", img=n, lig=lig, site=site, side=side, du=du, scale=say_scale(W, scale), est=est,
+          value=format_number(value), move=ops_text([move_op]))
+    if ambiguous(F):
+        W.say("uncertain", err=quote_error(F, "est", [scale]))
     W.say("answer", answer=rec["answer"])

@@ -3,12 +3,14 @@ another interaction's centre) to the centre of the screen? A choice task with te
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 from ...errors import InputError
 from ...necessity import option_steps
 from .. import guessers
 from ..registry import TaskType
-from ..schema import REQUIRED, VIEWS, Bool, Enum, Int, List, Map, Num
-from ..shared.hbond import HB_REJECTION, INTERACTION, KIND_FIELDS, hbonds_only
+from ..schema import REQUIRED, VIEWS, Bool, Enum, Int, List, Map, Num, difficulty_block
+from ..shared.hbond import HB_KNOBS, HB_REJECTION, INTERACTION, KIND_FIELDS, hbonds_only
 from .checks import centred_bond, difficulty_part, features
 from .planner import LocationPlanner
 from .program import LocationProgram
@@ -27,7 +29,9 @@ SCHEMA = {"views": (List(VIEWS), REQUIRED), "interaction": INTERACTION,
                                "sign_flips": (Bool(), True), "scales": (List(Num(positive=True), min_len=0), []),
                                "offsets": (List(Num(positive=True), min_len=0), []),
                                "min_gap": (Num(0), REQUIRED)}), REQUIRED),
-          "rejection": (HB_REJECTION, REQUIRED)}
+          "rejection": (HB_REJECTION, REQUIRED),
+          # decoys: near makes a magnitude partner |v| ± precision (and min_gap the precision)
+          "difficulty": difficulty_block("decoys", *HB_KNOBS)}
 
 
 def check(d: dict, path) -> None:
@@ -46,6 +50,8 @@ def check(d: dict, path) -> None:
         raise InputError(path, "distractors: too few sign flips, scales and offsets for the number of options")
 
 
+LEVELS = Path(__file__).with_name("levels.yaml")     # calibrated levels (calibrate-levels)
+
 TASK_TYPES = (
     TaskType("interaction_location", LocationPlanner, SCHEMA,
              frozenset({"hbond", "options_text", "reference", "precision", "framing", "centre_rule"}) | KIND_FIELDS,
@@ -54,6 +60,6 @@ TASK_TYPES = (
              rederive=hbonds_only(centred_bond, LocationProgram), audit=guessers.option_texts,
              guessers=guessers.TEXT_GUESSERS, option_steps=option_steps, rationale=location,
              difficulty=difficulty_part,
-             level_features=("option_gap_px", "hbond_margin", "occlusion_min", "label_density"),
-             program=LocationProgram),
+             level_features=("option_gap", "occlusion_front", "answer_named_share", "magnitude"),
+             level_table=LEVELS, program=LocationProgram),
 )

@@ -17,6 +17,7 @@ from ..answers import hbond_entry
 from ..base import Unavailable
 from ..common import LETTERS, Planned, Rejected, balanced_order, rnd
 from ..distractors import move_grid, move_partner, paper_move_distractors
+from ..schema import knob
 from ..shared.hbond import HBondPlanner
 from .program import LocationProgram
 
@@ -35,7 +36,7 @@ class LocationPlanner(HBondPlanner):
         if not self.hb:
             raise Unavailable(f"no protein–ligand {kinds.name(self.kind)} in this complex")
         self.labels = self.label_plan()
-        self.specs = self.views(self.labels)
+        self.specs = self.views(self.labels, pose=self.hiding_pose(self.contact_rows()))
         self.front = self.specs[self.d["views"].index(self.d["after_view"])]
         self.camera = self.front.camera
         self.centre = self.front.centre
@@ -88,12 +89,15 @@ class LocationPlanner(HBondPlanner):
         dd = self.d["distractors"]
         gap = float(dd["min_gap"])
         prec = float(self.d["precision"])
+        product = dd["product"]
+        if knob(self.d, "decoys") == "near":          # magnitude decoys one precision step away
+            gap, product = prec, {**product, "magnitude_steps": [prec]}
         if dd["design"] == "product":
             # x move × y move, each partner a sign flip or a magnitude change drawn per question
             # (``distractors.move_partner``). The gap check depends only on what the paired cells
             # share (Δ, |a|, |b|), so a rejection says nothing of which cell is the answer.
-            px = move_partner(a, dd["product"], prec, rng, lambda x: round_to(x, prec))
-            py = move_partner(b, dd["product"], prec, rng, lambda x: round_to(x, prec))
+            px = move_partner(a, product, prec, rng, lambda x: round_to(x, prec))
+            py = move_partner(b, product, prec, rng, lambda x: round_to(x, prec))
             grid = move_grid((a, b), (px[1], py[1]))
             if all(math.hypot(p[0] - q[0], p[1] - q[1]) >= gap for i, p in enumerate(grid) for q in grid[i + 1:]):
                 return grid, [px[0], py[0]]
@@ -160,6 +164,7 @@ class LocationPlanner(HBondPlanner):
         centre_rule = ("the midpoint between its two heavy atoms" if self.kind == "hbond" else
                        "the midpoint between the centres (centroids) of its two groups of named atoms")
         question = self.question(texts, labels=self.labels, hbond=hb_text, options_text=options_text,
+                                 labels_extra=self.labels_note(),
                                  reference=str(ref), precision=format_number(prec), centre_rule=centre_rule,
                                  framing=prompts.framing_text("views"), **self.kind_fields())
         program = LocationProgram(

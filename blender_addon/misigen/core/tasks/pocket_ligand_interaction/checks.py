@@ -2,9 +2,8 @@
 graded (difficulty), and counted for the manifest."""
 from __future__ import annotations
 
-from collections import Counter
-
 from ... import difficulty
+from ..guessers import HeldOut
 from ..rederive import named_atoms_exist, pocket_bonds
 from ..shared.hbond import list_difficulty
 from .program import PocketProgram
@@ -21,10 +20,11 @@ def pocket_atoms(rec: dict, sidecar) -> list[str]:
 
 
 def list_answers(recs, rows, section, load_image=None) -> None:
-    """How often the list is empty, and the majority answer (informational)."""
+    """How often the list is empty, and the majority answer fitted on held-out questions (informational)."""
     section["answered_no"] = sum(1 for r in recs if r["answer"] == "No")
-    _top, count = Counter(r["answer"] for r in recs).most_common(1)[0]
-    rows.set("majority answer", count, len(recs), None, "info")
+    answers = HeldOut(recs, lambda r: [r["answer"]])
+    for i, r in enumerate(recs):
+        rows.add("majority answer", answers.majority_credit(i, r["answer"], 0.0), None, "info", fitted=answers.fitted)
 
 
 def difficulty_part(rec: dict, sidecars: dict) -> dict:

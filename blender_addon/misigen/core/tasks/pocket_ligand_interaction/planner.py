@@ -19,7 +19,7 @@ class PocketPlanner(HBondPlanner):
             raise Unavailable(f"no protein–ligand {kinds.name(self.kind)} in this complex ({self.split} split: "
                               f"complexes without one are skipped)")
         self.labels = self.label_plan()
-        self.specs = self.views(self.labels)
+        self.specs = self.views(self.labels, pose=self.hiding_pose(self.contact_rows()))
 
     def count(self) -> int:
         return 1
@@ -47,5 +47,6 @@ class PocketPlanner(HBondPlanner):
                                     residues=list(residues.values()), n_residues=len(residues),
                                     interactions=[b.as_dict() for b in self.hb])
         question = self.question(texts, labels=self.labels, framing=prompts.framing_text("views"),
+                                 labels_extra=self.labels_note(),
                                  **self.kind_fields())
         return Planned(question, self.specs, answer, program.as_dict())

@@ -1,9 +1,10 @@
-"""T9's rationale: each H-bond of the pocket with its distance and angle against its rule's limit
-(other interaction kinds: each pair of groups against the kind's limit)."""
+"""T9's rationale: each H-bond of the pocket, its distance (and the angle at the acceptor) estimated
+from two views against its rule's limit (other interaction kinds: each pair of groups against the
+kind's limit)."""
 from __future__ import annotations
 
 from ...rationale.evidence import Facts
-from ..shared.hbond import hbond_lines, kind_answer
+from ..shared.hbond_rationale import hbond_lines, kind_answer
 from .program import PocketProgram
 
 

@@ -4,9 +4,11 @@ interaction kind) with the ligand, and which atoms? Answers list bonds in the fi
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 from ..registry import TaskType
-from ..schema import REQUIRED, VIEWS, Enum, List, Map, Num
-from ..shared.hbond import HB_REJECTION, INTERACTION, KIND_FIELDS, hbonds_only
+from ..schema import REQUIRED, VIEWS, Enum, List, Map, Num, difficulty_block
+from ..shared.hbond import HB_KNOBS, HB_REJECTION, INTERACTION, KIND_FIELDS, hbonds_only
 from .checks import GUESSERS, difficulty_part, features, residue_atoms, residue_question
 from .planner import ResiduePlanner
 from .program import ResidueProgram
@@ -17,7 +19,9 @@ NEGATIVES = Map({"mode": (Enum(("paper", "matched")), "paper"),
                  "match": (Map({"by": (List(Enum(("resname", "class"))), ["resname", "class"]),
                                 "distance_tolerance": (Num(0), 1.0)}), {})})
 SCHEMA = {"views": (List(VIEWS), REQUIRED), "interaction": INTERACTION, "negatives": (NEGATIVES, REQUIRED),
-          "rejection": (HB_REJECTION, REQUIRED)}
+          "rejection": (HB_REJECTION, REQUIRED), "difficulty": difficulty_block(*HB_KNOBS)}
+
+LEVELS = Path(__file__).with_name("levels.yaml")     # calibrated levels (calibrate-levels)
 
 TASK_TYPES = (
     TaskType("residue_ligand_interaction", ResiduePlanner, SCHEMA, frozenset({"residue", "framing"}) | KIND_FIELDS,
@@ -25,5 +29,6 @@ TASK_TYPES = (
              description="Does this residue form hydrogen bonds with the ligand, and which atoms?",
              rederive=hbonds_only(residue_atoms, ResidueProgram), audit=residue_question, guessers=GUESSERS,
              rationale=residue_hbonds, difficulty=difficulty_part,
-             level_features=("hbond_margin", "occlusion_max", "label_density"), program=ResidueProgram),
+             level_features=("hbond_margin", "n_interactions", "occlusion_max", "answer_named_share", "label_density"),
+             level_table=LEVELS, level_strata=("answer",), program=ResidueProgram),
 )

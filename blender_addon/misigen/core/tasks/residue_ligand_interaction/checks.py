@@ -2,9 +2,8 @@
 graded (difficulty), and counted for the manifest."""
 from __future__ import annotations
 
-from collections import Counter, defaultdict
-
 from ... import difficulty
+from ..guessers import HeldOut
 from ..rederive import named_atoms_exist, residue_bonds
 from ..shared.hbond import list_difficulty
 from .program import ResidueProgram
@@ -21,20 +20,18 @@ def residue_atoms(rec: dict, sidecar) -> list[str]:
 
 
 def residue_question(recs, rows, section, load_image=None) -> None:
-    """The majority answer, the residue type's majority (leave-one-out) and "a polar side chain says Yes"."""
+    """The majority answer and the residue type's majority, both fitted on held-out questions
+    (``HeldOut``), and "a polar side chain says Yes"."""
     yes = [r["answer"] != "No" for r in recs]
     progs = [ResidueProgram.from_dict(r["program"]) for r in recs]
-    majority = Counter(yes).most_common(1)[0][0]
-    by_type = defaultdict(list)
-    for p, y in zip(progs, yes):
-        by_type[p.residue["resname"]].append(y)
-    for p, y in zip(progs, yes):
-        rows.add("majority answer", float(y == majority), 0.5, "prior")
-        others = list(by_type[p.residue["resname"]])
-        others.remove(y)
-        n_yes = sum(others)
-        guess = 0.5 if 2 * n_yes == len(others) else float((2 * n_yes > len(others)) == y)
-        rows.add("residue type (leave-one-out)", guess, 0.5, "question text")
+    answers = HeldOut(recs, lambda r: [r["answer"] != "No"])
+    by_type = HeldOut(recs, lambda r: [(r["program"]["residue"]["resname"], r["answer"] != "No")])
+    for i, (p, y) in enumerate(zip(progs, yes)):
+        rows.add("majority answer", answers.majority_credit(i, y, 0.5), 0.5, "prior", fitted=answers.fitted)
+        name = p.residue["resname"]
+        n_yes, n_no = by_type.count(i, (name, True)), by_type.count(i, (name, False))
+        guess = 0.5 if n_yes == n_no else float((n_yes > n_no) == y)
+        rows.add("residue type (leave-one-out)", guess, 0.5, "question text", fitted=by_type.fitted)
         rows.add("polar side chain says Yes", float((p.residue["resname"] in POLAR_SIDE_CHAINS) == y),
                  0.5, "question text")
         d = p.min_polar_distance

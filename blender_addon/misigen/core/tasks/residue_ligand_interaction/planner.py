@@ -113,7 +113,7 @@ class ResiduePlanner(HBondPlanner):
         cls, res = self.seq[index]
         residues = (res,)
         labels = self.label_plan_for(res)
-        specs = self.views(labels, residues)
+        specs = self.views(labels, residues, pose=self.hiding_pose(self.contact_rows(residues, math.inf), residues))
         bonds = self.by_res.get(res, [])
         shown = self.ctx.shown(COMPLEX, residues)
         need = [atom_id(res[0], res[1], res[2], n) for n in shown.name[~shown.ligand & ~shown.is_hydrogen]]
@@ -129,7 +129,7 @@ class ResiduePlanner(HBondPlanner):
         chain, resseq, icode = res
         rtext = residue_text(chain, info["resname"], resseq, icode)
         texts = [f"residue {rtext} and the ligand seen {prompts.view_text(v)}" for v in self.d["views"]]
-        question = self.question(texts, labels=labels, shown=shown, residue=rtext,
+        question = self.question(texts, labels=labels, shown=shown, residue=rtext, labels_extra=self.labels_note(),
                                  framing=prompts.framing_text("views"), **self.kind_fields())
         hbond = self.kind == "hbond"
         program = ResidueProgram(

@@ -4,11 +4,15 @@ centre; which roll? Everything but its operation and rationale is the cloze fami
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 from ..shared.cloze import cloze_type
 from .rationale import roll
+
+LEVELS = Path(__file__).with_name("levels.yaml")     # calibrated levels (calibrate-levels)
 
 TASK_TYPES = (
     cloze_type("rotation", "Infer a rotation of the complex about a screen axis through its centre.", "roll",
                {"x", "y", "z"}, rationale=roll,
-               level_features=("option_gap_px", "magnitude_share", "occlusion_max", "atoms_shown")),
+               level_features=("option_gap", "magnitude_share", "atoms_shown"), level_table=LEVELS),
 )

@@ -27,7 +27,7 @@ from ..composite import closeness
 from ..program import Program
 from ..registry import TaskType
 from ..rederive import TOLERANCE
-from ..schema import REQUIRED, VIEWS, Enum, Int, List, Num, OPERATION, rejection
+from ..schema import REQUIRED, VIEWS, Enum, Int, List, Num, OPERATION, asked_range, difficulty_block, rejection
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -55,7 +55,7 @@ class ClozePlanner(Planner):
         self.classes = atom_classes(self.shown)
         self.labels = self.label_plan()
         op = d["operation"]
-        self.values = range_values(op["values"])
+        self.values = range_values(asked_range(op["values"], d))
         self.candidates = [Op(op["verb"], ax, v) for ax in op["axes"] for v in self.values]
         self.start = [self.view_spec(v, labels=self.labels) for v in d["views"]]
         self.frame_after()
@@ -143,7 +143,7 @@ class ClozePlanner(Planner):
         vals = self.values
         program = ClozeProgram(ops=[op.as_dict()], centre=rnd(self.centre), start_views=list(d["views"]),
                                after_view=d["after_view"], value_range=[min(vals), max(vals)], values=list(vals),
-                               value_step=float(opd["values"]["step"]), axes=list(opd["axes"]),
+                               value_step=float(asked_range(opd["values"], d)["step"]), axes=list(opd["axes"]),
                                answer_space=len(self.candidates), balance_class={k: v for k, v in self.class_of(op)},
                                balance_fallback=self.class_of(op) != cls)
         return Planned(question, self.start + [target], answer, program.as_dict())
@@ -158,6 +158,8 @@ CLOZE = {
     "magnitude_bins": (Int(1, 100), 1),
     "rejection": (rejection(min_view_change=(Num(0, 1), REQUIRED), min_in_frame=(Num(0, 1), REQUIRED),
                             min_depth=(Num(0), 1.0)), REQUIRED),
+    # values: fine asks the operation's values at half its step (neighbouring answers' images differ less)
+    "difficulty": difficulty_block("values"),
 }
 FIELDS = frozenset({"axes", "value_range", "framing", "camera_distance"})
 
@@ -177,7 +179,7 @@ def spec_check(name: str, verb: str, axes: set):
 
 
 def distinct(d: dict) -> int:
-    return len(d["operation"]["axes"]) * len(range_values(d["operation"]["values"]))
+    return len(d["operation"]["axes"]) * len(range_values(asked_range(d["operation"]["values"], d)))
 
 
 def ops_features(program: dict) -> list:
@@ -267,13 +269,15 @@ def one_move(rec, V) -> tuple:
 
 # ------------------------------------------------------------------ registry entry
 def cloze_type(name: str, description: str, verb: str, axes: set, *, rationale, level_features: tuple,
-               planner=ClozePlanner, composite_score=composite) -> TaskType:
+               level_table=None, level_strata=("axis", "sign"), planner=ClozePlanner,
+               composite_score=composite) -> TaskType:
     """The registry entry of a one-command cloze task (MiSI-Bench's average counts each)."""
     return TaskType(name, planner, CLOZE, FIELDS, "ops", check=spec_check(name, verb, axes), distinct_answers=distinct,
                     features=ops_features, description=description, composite=composite_score, paper_average=True,
                     rederive=after_image, audit=guessers.ops_majorities(feature_space), guessers=guessers.OPS_GUESSERS,
                     random_answer=random_space, rationale=rationale, difficulty=difficulty_part,
-                    level_features=level_features, program=ClozeProgram)
+                    level_features=level_features, level_table=level_table, level_strata=tuple(level_strata),
+                    program=ClozeProgram)
 
 
 __all__ = ["ClozeProgram", "ClozePlanner", "cloze_type", "one_move", "ops_features"]

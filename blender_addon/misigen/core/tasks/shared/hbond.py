@@ -1,6 +1,6 @@
 """What the interaction tasks share (T4 residue–ligand, T9 pocket–ligand, T8 interaction location):
 the planner base that checks their H-bonds can be read from the images, their spec keys, and the
-H-bond readings of their rationales and difficulty.
+H-bond readings of their difficulty (their rationales' readings: ``hbond_rationale.py``).
 
 Ground truth is ``core.interactions.find_interactions`` on the FULL structure (hydrogens
 included when present), by the suite's H-bond definition; a spec's ``interaction.kind`` asks
@@ -15,14 +15,18 @@ import numpy as np
 from ...camera import visible_atoms
 from ...data_files import load_table
 from ...labels import ligand_atom_id, residue_id
-from ...rationale.evidence import Fact, Facts, View, atom_key
+from ...op_grammar import Op
+from ...rationale.evidence import atom_key
 from ...rationale.limits import MAX_NO, SHARED_PROTON, SLOP, acceptor_limit
-from ...rationale.readings import NoRationale, cite_somewhere
 from .. import kinds
 from ..base import Planner
-from ..schema import Bool, Enum, Map, rejection
+from ..schema import Bool, Enum, Map, knob, rejection
 
 POLAR = ("N", "O")
+CONTACT_POLAR = 4.0      # Å: the pocket's contact atoms (protein N/O this close to a ligand heavy atom)
+# ``occlusion: high``: candidate start poses, (roll y, then roll x) in degrees; the identity first, and
+# turns under 45° only (beyond, the six views repeat as a set)
+POSES = tuple((a, b) for a in (0, 15, 30, 45) for b in (0, 15, 30, 45))
 
 
 def residue_text(chain, resname, resseq, icode) -> str:
@@ -53,8 +57,48 @@ class HBondPlanner(Planner):
         return {"interaction": kinds.name(self.kind), "interactions": kinds.name(self.kind, True),
                 "criteria": kinds.criteria_text(self.kind)}
 
-    def views(self, labels, residues=None, names=None) -> list:
-        return [self.view_spec(v, residues=residues, labels=labels) for v in (names or self.d["views"])]
+    def views(self, labels, residues=None, names=None, pose=()) -> list:
+        """The question's views of the start ``pose``; under ``labels: sparse`` only every other view
+        (images 1, 3, 5, …) carries labels, the same ones whatever the answer."""
+        sparse = knob(self.d, "labels") == "sparse"
+        return [self.view_spec(v, residues=residues, labels=None if sparse and k % 2 else labels, pose=pose)
+                for k, v in enumerate(names or self.d["views"])]
+
+    def labels_note(self) -> str:
+        """What the prompt adds under ``labels: sparse`` (nothing otherwise)."""
+        if knob(self.d, "labels") != "sparse":
+            return ""
+        imgs = [str(k + 1) for k in range(0, len(self.d["views"]), 2)]
+        which = imgs[0] if len(imgs) == 1 else f"{', '.join(imgs[:-1])} and {imgs[-1]}"
+        return (f" Labels are drawn in image{'s' if len(imgs) > 1 else ''} {which} only; the other images "
+                "show the same atoms unlabelled.")
+
+    def hiding_pose(self, rows, residues=None) -> list:
+        """``occlusion: high``: the start pose (``POSES``) whose views hide the most of the atoms
+        ``rows`` (of the shown structure; chosen without the answer) on average; else none."""
+        if knob(self.d, "occlusion") != "high" or not len(rows):
+            return []
+        best, best_ops = -1.0, []
+        for a, b in POSES:
+            ops = [Op("roll", ax, float(v)) for ax, v in (("y", a), ("x", b)) if v]
+            specs = [self.view_spec(v, residues=residues, labels=None, pose=ops) for v in self.d["views"]]
+            hidden = float(np.mean([1.0 - self.visible(s)[rows].mean() for s in specs]))
+            if hidden > best + 1e-9:
+                best, best_ops = hidden, ops
+        return best_ops
+
+    def contact_rows(self, residues=None, within: float = CONTACT_POLAR) -> np.ndarray:
+        """Rows of the atoms an interaction answer could name, whatever it is: the ligand's N/O and the
+        protein N/O within ``within`` Å of a ligand heavy atom (T4: every N/O of its residue)."""
+        shown = self.ctx.shown(residues=residues)
+        lig = shown.ligand & ~shown.is_hydrogen
+        polar = np.isin(shown.element, POLAR) & ~shown.is_water
+        prot = np.nonzero(~shown.ligand & polar)[0]
+        near = np.zeros(shown.n_atoms, bool)
+        if len(prot) and lig.any():
+            d = np.sqrt(((shown.coords[prot][:, None] - shown.coords[lig][None]) ** 2).sum(-1)).min(axis=1)
+            near[prot[d <= within]] = True
+        return np.nonzero(near | (lig & polar))[0]
 
     def visible(self, spec) -> np.ndarray:
         def make():
@@ -104,6 +148,9 @@ class HBondPlanner(Planner):
 
 # ------------------------------------------------------------------ spec keys
 HB_REJECTION = rejection(require_visible=(Bool(), True), require_labels=(Bool(), True))
+# labels: sparse (labels in every other view only) and occlusion: high (the start pose that hides the
+# answer-free candidate atoms most): what the interaction tasks' ``difficulty:`` block may set
+HB_KNOBS = ("labels", "occlusion")
 INTERACTION = (Map({"kind": (Enum(kinds.NAMES), "hbond")}), {})
 KIND_FIELDS = frozenset({"interaction", "interactions", "criteria"})
 
@@ -120,98 +167,6 @@ def hbonds_only(rederive, program_type):
 # ------------------------------------------------------------------ rationale readings
 def bond_keys(b: dict) -> tuple[str, str]:
     return f"P:{b['chain']}:{b['resseq']}{b['icode']}:{b['protein_atom']}", f"L:{b['ligand_atom']}"
-
-
-def _bond_where(F: Facts, views: list[View], b: dict, pk: str, lk: str, tag: str) -> tuple[View, str]:
-    """The image(s) citing a bond's two atoms, and where they are in words (pixels quoted)."""
-    v = cite_somewhere(views, (pk, lk))
-    if v is not None:
-        return v, (f"{v.name(pk)} at ({', '.join(F.pixel(v, pk, f'{tag}p'))}) and {v.name(lk)} at "
-                   f"({', '.join(F.pixel(v, lk, f'{tag}l'))}) in image {v.k}")
-    vp, vl = cite_somewhere(views, (pk,)), cite_somewhere(views, (lk,))
-    if vp is None or vl is None:
-        raise NoRationale(f"H-bond atom of {b['resname']} {b['resseq']} not citable in any image")
-    return vp, (f"{vp.name(pk)} at ({', '.join(F.pixel(vp, pk, f'{tag}p'))}) in image {vp.k}, "
-                f"{vl.name(lk)} at ({', '.join(F.pixel(vl, lk, f'{tag}l'))}) in image {vl.k}")
-
-
-def hbond_lines(F: Facts, W, views: list[View], bonds: list[dict], tag: str) -> list[str]:
-    out = []
-    for n, b in enumerate(bonds):
-        pk, lk = bond_keys(b)
-        v, where = _bond_where(F, views, b, pk, lk, f"{tag}{n}")
-        dist = F.length(v, pk, lk, f"{tag}{n}_d")
-        if b.get("donor") == "shared":
-            lim_text = F.add(Fact("limit", f"{tag}{n}_lim", SHARED_PROTON, 2, extra={"criterion": b["criterion"]}))
-            W.say("shared", where=where, dist=dist, limit=lim_text)
-        else:
-            got = acceptor_limit(b.get("criterion", ""))
-            donor, acceptor = (pk, lk) if b.get("donor") == "protein" else (lk, pk)
-            if got is None:
-                raise NoRationale(f"unknown criterion {b.get('criterion')!r}")
-            lim_text = F.add(Fact("limit", f"{tag}{n}_lim", got[0] + SLOP, 2, extra={"criterion": b["criterion"]}))
-            angle = ""
-            base = _acceptor_base(v, acceptor, donor)
-            if base is not None:
-                ang = F.angle3(v, base, acceptor, donor, f"{tag}{n}_ang")
-                angle = f"; the angle {v.name(base)} – {v.name(acceptor)} ··· {v.name(donor)} is {ang}°"
-            W.say("hbond", where=where, donor=v.name(donor), acceptor=v.name(acceptor), dist=dist, limit=lim_text,
-                  rule=got[1], angle=angle)
-        if F.values[f"{tag}{n}_d"] > F.values[f"{tag}{n}_lim"]:
-            raise NoRationale("an H-bond's distance exceeds its limit")
-        out.append(f"{pk}|{lk}")
-    return out
-
-
-def _acceptor_base(v: View, acceptor: str, donor: str) -> str | None:
-    """A heavy atom bonded to the acceptor and citable in the same image (for the angle at it)."""
-    i = v.row(acceptor)
-    for a, b in v.bonds():
-        j = b if a == i else a if b == i else None
-        if j is None:
-            continue
-        k = atom_key(v.atoms[j])
-        if v.atoms[j]["element"] != "H" and k != donor and v.citable(k):
-            return k
-    return None
-
-
-def kind_answer(rec, views, F: Facts, W, kind: str, found: list, residue: str | None) -> None:
-    """Interaction kinds beyond H-bonds (residue-level answers): each interaction's two groups cited by
-    one labelled atom each, and the distance between the groups' centres (the centroids of their named
-    atoms, as the finder measures it) against the kind's limit. A 'No' has no derivation from the
-    images here (the groups that could interact are the finder's typing, not something drawn)."""
-    if not found:
-        raise NoRationale(f"no derivation of a 'No' for {kind}")
-    limit = float(load_table("interactions/other_criteria.yaml")[kind]["max_distance"])
-    W.say("kind_intro", kind=kind.replace("_", " "), n=len(found), residue=residue or "the pocket")
-    for n, it in enumerate(found):
-        res = f"P:{it['chain']}:{it['resseq']}{it['icode']}:"
-        pk, lk = res + it["protein_atom"], f"L:{it['ligand_atom']}"
-        group = tuple(res + a for a in it["protein_atoms"]) + ("|",) + tuple(f"L:{a}" for a in it["ligand_atoms"])
-        vp = cite_somewhere(views, (pk, lk)) or cite_somewhere(views, (pk,))
-        vl = cite_somewhere(views, (pk, lk)) or cite_somewhere(views, (lk,))
-        if vp is None or vl is None:
-            raise NoRationale(f"{kind} atoms not citable in any image")
-        pu, lu = ", ".join(F.pixel(vp, pk, f"k{n}p")), ", ".join(F.pixel(vl, lk, f"k{n}l"))
-        where = (f"in image {vp.k}, {vp.name(pk)} at ({pu})" + (" and" if vp is vl else f"; in image {vl.k},")
-                 + f" {vl.name(lk)} at ({lu})")
-        v = vp
-        dist = F.add(Fact("groups", f"k{n}_d", _group_distance(v, group), 2, v.k, group))
-        if abs(F.values[f"k{n}_d"] - float(it["distance"])) > 0.02:
-            raise NoRationale(f"{kind}: the named atoms' centres do not give the finder's distance")
-        lim = F.add(Fact("limit", f"k{n}_lim", limit, 2, extra={"criterion": f"kind:{kind}"}))
-        W.say("kind_pair", where=where, pgroup=", ".join(it["protein_atoms"]), lgroup=", ".join(it["ligand_atoms"]),
-              dist=dist, limit=lim)
-    F.answer(rec["answer"])
-    W.say("answer", answer=rec["answer"])
-
-
-def _group_distance(v: View, group: tuple) -> float:
-    cut = group.index("|")
-    a = np.mean([v.xyz(k) for k in group[:cut]], axis=0)
-    b = np.mean([v.xyz(k) for k in group[cut + 1:]], axis=0)
-    return float(np.linalg.norm(a - b))
 
 
 # ------------------------------------------------------------------ difficulty readings
@@ -258,5 +213,5 @@ def list_difficulty(interaction: str, bonds: list, found: list, cars: list[dict]
             "_answer_atoms": bond_rows(interaction, bonds)}
 
 
-__all__ = ["HBondPlanner", "HB_REJECTION", "INTERACTION", "KIND_FIELDS", "residue_text", "residue_class", "hbonds_only",
-           "bond_keys", "hbond_lines", "kind_answer", "hbond_margin", "bond_rows", "list_difficulty"]
+__all__ = ["HBondPlanner", "HB_REJECTION", "HB_KNOBS", "POSES", "INTERACTION", "KIND_FIELDS", "residue_text",
+           "residue_class", "hbonds_only", "bond_keys", "hbond_margin", "bond_rows", "list_difficulty"]

@@ -31,7 +31,7 @@ from ..common import (LETTERS, Planned, Rejected, atom_classes, balanced_order, 
 from ..distractors import CHANGES, SCHEMES, candidate_programs, product_grids, scheme_distractors
 from ..pairing import partner_order
 from ..registry import TaskType
-from ..schema import REQUIRED, VIEWS, Bool, Enum, Int, List, Map, Num, OPERATION, rejection
+from ..schema import REQUIRED, VIEWS, Bool, Enum, Int, List, Map, Num, OPERATION, difficulty_block, knob, rejection
 from .option_grid_program import ChoiceProgram
 from .option_grid_rationale import choice
 
@@ -139,7 +139,8 @@ class ChoicePlanner(Planner):
         dd = self.d["distractors"]
         need = self.d["options"]
         if dd["design"] == "product":
-            for grid, kinds in itertools.islice(product_grids(prog, dd["product"], self.d, rng), self.tries()):
+            near = knob(self.d, "decoys") == "near"
+            for grid, kinds in itertools.islice(product_grids(prog, dd["product"], self.d, rng, near), self.tries()):
                 bad = next((r for c in grid if (r := self.option_problem(base, c, start_like))), None) or \
                     next((r for i, a in enumerate(grid) for b in grid[i + 1:] if (r := self.differ(base, a, b))), None)
                 if bad is None:
@@ -264,6 +265,8 @@ SCHEMA = {
                          "schemes": (List(Enum(SCHEMES)), list(SCHEMES))}), {}),
     "rejection": (rejection(min_option_rmsd=(Num(0), REQUIRED), min_option_view=(Num(0, 1), REQUIRED),
                             min_in_frame=(Num(0, 1), 0.9)), REQUIRED),
+    # decoys: near makes a product factor's magnitude change the neighbouring magnitude (one value step)
+    "difficulty": difficulty_block("decoys"),
 }
 FIELDS = frozenset({"n_options", "option_images", "target", "framing"})
 
@@ -325,14 +328,15 @@ def difficulty_part(rec: dict, sidecars: dict) -> dict:
             "option_gap_px": difficulty.rounded(difficulty.option_gap(difficulty.option_cars(rec, sidecars)), 2)}
 
 
-def choice_type(name: str, description: str, verbs: tuple, level_features: tuple) -> TaskType:
+def choice_type(name: str, description: str, verbs: tuple, level_features: tuple, level_table=None) -> TaskType:
     """The registry entry of an option-grid task. MiSI-Bench's "Avg." leaves both out (near chance for
     every model it tested). Their answers are letters (the answer kind's letter audit), and their
     options images (the image guessers)."""
     return TaskType(name, ChoicePlanner, SCHEMA, FIELDS, "letter", check=spec_check(name, verbs), features=features,
                     description=description, paper_average=False, audit=guessers.option_images,
                     guessers=guessers.IMAGE_GUESSERS, option_steps=option_steps, rationale=choice,
-                    difficulty=difficulty_part, level_features=level_features, program=ChoiceProgram)
+                    difficulty=difficulty_part, level_features=level_features, level_table=level_table,
+                    program=ChoiceProgram)
 
 
 __all__ = ["ChoicePlanner", "ChoiceProgram", "choice_type"]

@@ -3,10 +3,14 @@ Everything but its operation and rationale is the cloze family's (``shared/cloze
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 from ..shared.cloze import cloze_type
 from .rationale import move_xy
 
+LEVELS = Path(__file__).with_name("levels.yaml")     # calibrated levels (calibrate-levels)
+
 TASK_TYPES = (
     cloze_type("translation", "Infer a translation of the complex in the screen plane.", "move", {"x", "y"},
-               rationale=move_xy, level_features=("option_gap_px", "occlusion_max", "atoms_shown")),
+               rationale=move_xy, level_features=("option_gap", "atoms_shown"), level_table=LEVELS),
 )

@@ -4,9 +4,13 @@ steps. Everything but its two steps is the option-grid family's (``shared/option
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 from ..shared.option_grid import choice_type
+
+LEVELS = Path(__file__).with_name("levels.yaml")     # calibrated levels (calibrate-levels)
 
 TASK_TYPES = (
     choice_type("translation_rotation", "Apply the translation + rotation seen on the reference to the target.",
-                verbs=("move", "roll"), level_features=("option_gap_px", "occlusion_max", "atoms_shown")),
+                verbs=("move", "roll"), level_features=("option_gap", "atoms_shown"), level_table=LEVELS),
 )

@@ -4,12 +4,17 @@ camera stands back far enough for the largest move (``planner.py``); the rest is
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 from ..shared.cloze import cloze_type
 from .planner import ZoomingPlanner
 from .rationale import move_z
 
+LEVELS = Path(__file__).with_name("levels.yaml")     # calibrated levels (calibrate-levels)
+
 TASK_TYPES = (
     cloze_type("zooming", "Infer how far the complex moved toward the viewer.", "move", {"z"}, rationale=move_z,
-               level_features=("option_gap_px", "occlusion_max", "atoms_shown"), planner=ZoomingPlanner,
+               level_features=("option_gap",), level_table=LEVELS, level_strata=("magnitude_bin",),
+               planner=ZoomingPlanner,
                composite_score=None),
 )
