@@ -294,3 +294,24 @@ def test_polar_contacts_are_labelled_first_whatever_the_answer(brd4, hivp, style
         assert plan.first[:len(ligand) + len(residues)] == tuple(ligand + residues)
         assert needed_names(t9, st) <= set(ligand + residues), needed_names(t9, st) - set(ligand + residues)
         assert len(residues) < len({lab for lab in plan.first if lab.startswith("res ")})   # fewer than the contacts
+
+
+@pytest.mark.slow      # plans T9 on every shared complex
+def test_t9_loses_no_sample_for_a_label_at_256(complexes):
+    """With the pocket's polar contacts labelled first, no T9 sample of the shared complexes is
+    rejected at 256² because a label its answer needs is not drawn (both splits)."""
+    from misigen.core.errors import InputError
+    from misigen.core.loader import discover, load_structure
+    style = load_style("misi_bench", {"render": {"resolution": [256, 256]}})
+    t9 = {t.name: t for t in load_suite(SUITE)}["pocket_ligand_interaction"]
+    planned, lost = 0, []
+    for item in discover([complexes / "pdb", complexes / "paired"]):
+        try:
+            st = load_structure(item)
+        except InputError:
+            continue                    # the shared set holds a few apo entries (no ligand)
+        for split in ("test", "train"):
+            samples, fails = plan_samples(t9, st, style, split, 0, None)
+            planned += len(samples)
+            lost += [(st.id, f["why"]) for f in fails if f["category"] != "unavailable"]
+    assert planned >= 40 and not lost, lost
