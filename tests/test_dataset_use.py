@@ -316,7 +316,7 @@ def test_sharegpt_export_with_rationales_follows_llamafactory_schema(rendered, r
             assert all((out / p).is_file() for p in conv["images"])
             assert conv["level"] in ("easy", "medium", "hard")
             seen += 1
-    assert seen >= 0.9 * len(recs)                                       # nearly every record has one
+    assert seen >= 0.85 * len(recs)                                      # nearly every record has one
     assert "Assistant turns are the records' rationales" in (out / "README.md").read_text()
     res = run("export", "--dataset", rendered, "--format", "hf", "--out", tmp_path / "h", "--rationale")
     assert res.returncode == 2 and "--rationale" in res.stderr

@@ -121,3 +121,28 @@ def test_a_label_wider_than_the_image_is_left_out(style):
     pix = np.array([[20.0, 20.0]])
     placed = layout_labels([("A VERY LONG LABEL TEXT", 0, "residue", "res A:1")], pix, np.array([True]), style, 48, 48)
     assert placed[0]["box"] is None
+
+
+def test_a_label_keeps_its_home_side_where_it_has_room(style):
+    """label_homes picks, per label, the side of its atom with room in the most views; layout_labels
+    then uses it first. A label the plan does not put first (``may_cover``) is left out where its home
+    has no room, one that it puts first goes elsewhere."""
+    from misigen.core.labels import label_homes, label_side
+    pix, front = np.array([[100.0, 100.0]]), np.array([True])
+    items = [("ABC", 0, "residue", "res A:1")]
+    right = [104, 90, 160, 110]                        # a box on the atom's right (the first choice)
+    left = [40, 90, 96, 110]
+
+    def side(reserved=None, homes=None, may_cover=None):
+        lab = layout_labels(items, pix, front, style, 200, 200, reserved=reserved, homes=homes, may_cover=may_cover)[0]
+        return label_side(lab["box"], 100.0, 100.0) if lab["box"] else None
+
+    assert side() == (1, 0) and side([right]) == (-1, 0)          # image by image: right, else left
+    views = [{"pixels": pix, "in_front": front, "width": 200, "height": 200, "reserved": r}
+             for r in ([right], None, [right])]
+    homes, placed = label_homes(items, views, style)
+    assert side(homes=homes) == (-1, 0) and side([right], homes) == (-1, 0)   # left: room in all three
+    assert placed[1] == layout_labels(items, pix, front, style, 200, 200, homes=homes)   # each view as laid out
+    assert side([left], homes) == (1, 0)                              # no room there: elsewhere
+    assert side([left], homes, may_cover=set()) is None               # … or left out
+    assert side([left], homes, may_cover={"res A:1"}) == (1, 0)

@@ -215,3 +215,103 @@ def test_misi_plus_states_the_zoom_geometry_and_draws_a_scale_bar(brd4):
             assert bar is not None and abs(bar["depth"] - (spec.camera.position[2] - centre[2])) < 1e-2
     (b, *_), _ = plan_samples(bench["zooming"], brd4, style, "test", 0)
     assert "Å in front of the camera along its line of sight" not in b.question and not b.images[0].style["scale_bar"]["enabled"]
+
+
+def _label_sides(structures, sample, homes: bool = True) -> list[dict]:
+    """label id → side of its atom (core.labels.label_side) for each image of a sample; ``homes``
+    False: each image laid out on its own, with no homes."""
+    from misigen.core.labels import label_items, label_side, layout_labels
+    from misigen.core.scene_plan import _layout_inputs, posed_coords
+    out = []
+    for spec in sample.render_specs():
+        shown = shown_structure(structures[spec.structure_id], spec.style, spec.parts, spec.residues)
+        xyz = posed_coords(shown, spec.matrices(shown)[0])
+        if homes:
+            placed = placed_labels(shown, spec)
+        else:
+            v = _layout_inputs(shown, spec, xyz)
+            placed = layout_labels(label_items(shown, spec.labels), v["pixels"], v["in_front"], spec.style,
+                                   v["width"], v["height"], v["obstacles"], set(spec.labels.first), v["radius_px"],
+                                   v["reserved"])
+        pix, _ = spec.camera.project(xyz)
+        out.append({lab["id"]: label_side(lab["box"], *pix[lab["atom"]]) for lab in placed if lab["box"] is not None})
+    return out
+
+
+def side_agreement(per_image: list[dict]) -> tuple[list, list]:
+    """Per label drawn in two or more of one question's images: whether its side is the same in
+    all of them, and the share of image pairs in which it is the same."""
+    seen: dict = {}
+    for sides in per_image:
+        for lid, side in sides.items():
+            seen.setdefault(lid, []).append(side)
+    same, pairs = [], []
+    for got in (g for g in seen.values() if len(g) > 1):
+        same.append(len(set(got)) == 1)
+        pairs.append(np.mean([a == b for i, a in enumerate(got) for b in got[i + 1:]]))
+    return same, pairs
+
+
+@pytest.mark.slow      # takes long
+def test_labels_keep_their_side_across_a_question(complexes):
+    """A label sits on the same side of its atom in every image of a question where that side has
+    room (core.labels.label_homes: one home per label and scene, from its six canonical views), so a
+    reader can follow it from image to image. Measured on T4 and T9 of shared complexes at 256², where
+    labels crowd, against the same images laid out each on its own."""
+    from misigen.core.loader import discover, load_structure
+    style = load_style("misi_bench", {"render": {"resolution": [256, 256]}})
+    tasks = {t.name: t for t in load_suite(SUITE)}
+    paths = [complexes / "paired" / n for n in ("bace", "cdk2", "tyk2")] + [complexes / "pdb" / "1hvi.pdb"]
+    structures = {s.id: s for s in (load_structure(discover([p])[0]) for p in paths)}
+    for name, min_same, min_pairs in (("residue_ligand_interaction", 0.55, 0.8),
+                                      ("pocket_ligand_interaction", 0.7, 0.85)):
+        kept = {True: ([], []), False: ([], [])}
+        for st in structures.values():
+            for s in plan_samples(tasks[name], st, style, "test", 0, None)[0]:
+                for homes, (same, pairs) in kept.items():
+                    got = side_agreement(_label_sides(structures, s, homes))
+                    same += got[0]
+                    pairs += got[1]
+        (same, pairs), (alone, alone_pairs) = kept[True], kept[False]
+        assert len(same) > 200, name
+        assert np.mean(same) >= min_same and np.mean(pairs) >= min_pairs, (name, np.mean(same), np.mean(pairs))
+        assert np.mean(alone) < 0.2 and np.mean(alone_pairs) < 0.5, (name, np.mean(alone), np.mean(alone_pairs))
+
+
+def test_polar_contacts_are_labelled_first_whatever_the_answer(brd4, hivp, style):
+    """misi_bench places the labels of the pocket's polar contacts first (``labels.polar_contacts_first``):
+    the names of every H-bond T9 asks about lead the plan, and the plan is the one every pocket view
+    of the suite carries (translation's too), so it says nothing about which atoms bond."""
+    from misigen.core.tasks.base import polar_contacts_first
+    tasks = {t.name: t for t in load_suite(SUITE)}
+    assert tasks["pocket_ligand_interaction"].suite["polar_contact_labels_first"] == 4.0
+    for st in (brd4, hivp):
+        t9 = plan_samples(tasks["pocket_ligand_interaction"], st, style, "test", 0)[0][0]
+        t1 = plan_samples(tasks["translation"], st, style, "test", 0)[0][0]
+        plan = t9.images[0].labels
+        assert plan == t1.images[0].labels
+        ligand, residues = polar_contacts_first(shown_structure(st, style), 4.0)
+        assert plan.first[:len(ligand) + len(residues)] == tuple(ligand + residues)
+        assert needed_names(t9, st) <= set(ligand + residues), needed_names(t9, st) - set(ligand + residues)
+        assert len(residues) < len({lab for lab in plan.first if lab.startswith("res ")})   # fewer than the contacts
+
+
+@pytest.mark.slow      # plans T9 on every shared complex
+def test_t9_loses_no_sample_for_a_label_at_256(complexes):
+    """With the pocket's polar contacts labelled first, no T9 sample of the shared complexes is
+    rejected at 256² because a label its answer needs is not drawn (both splits)."""
+    from misigen.core.errors import InputError
+    from misigen.core.loader import discover, load_structure
+    style = load_style("misi_bench", {"render": {"resolution": [256, 256]}})
+    t9 = {t.name: t for t in load_suite(SUITE)}["pocket_ligand_interaction"]
+    planned, lost = 0, []
+    for item in discover([complexes / "pdb", complexes / "paired"]):
+        try:
+            st = load_structure(item)
+        except InputError:
+            continue                    # the shared set holds a few apo entries (no ligand)
+        for split in ("test", "train"):
+            samples, fails = plan_samples(t9, st, style, split, 0, None)
+            planned += len(samples)
+            lost += [(st.id, f["why"]) for f in fails if f["category"] != "unavailable"]
+    assert planned >= 40 and not lost, lost

@@ -253,18 +253,36 @@ def test_scenes_alive_together_keep_their_own_look(tmp_path, brd4):
 
 
 def test_labels_drawn_in_their_boxes(tmp_path, examples, small_style):
+    """Each label's text is drawn in its box: its glyph pixels white, inside the box; its outline
+    dims what is under it to at most ``labels.outline_luminance`` (legible), and atoms show through
+    the outlines (not all of their pixels are black, as an opaque outline would make them)."""
+    from misigen.core.labels import font_px
+    from misigen.render.labels import _LUMA, _sprite, _to_linear, label_corner
     src = discover([examples / "1hvi.pdb"])[0]
     summary = render_structure_views(src, small_style, tmp_path, ["front"], labels=True, device="cpu")
     im = summary["images"][0]
     side = json.loads((tmp_path / im["image"]).with_suffix(".json").read_text())
     img = load_png(tmp_path / im["image"])
+    cfg, size = small_style["labels"], font_px(small_style, 256)
     assert len(side["labels"]) > 10
+    ring_y = []
     for lab in side["labels"]:
+        fill, ring, _ = _sprite(lab["text"], cfg["font"], size)
+        u, v = label_corner(lab, cfg["font"], size)
+        f, r = np.asarray(fill) / 255.0, np.asarray(ring) / 255.0
+        rows, cols = np.nonzero(f >= 0.75)
+        assert len(rows) >= 3 * len(lab["text"].replace(" ", "")), lab       # the text has glyph pixels
         u0, v0, u1, v1 = lab["box"]
-        patch = img[v0:v1, u0:u1]
-        white = (patch.min(axis=2) > 0.6).mean()
-        assert white > 0.05, lab            # text pixels present
-        assert white < 0.9, lab
+        assert (u0 <= u + cols).all() and (u + cols < u1).all() and (v0 <= v + rows).all() and (v + rows < v1).all(), lab
+        assert (img[v + rows, u + cols].min(axis=1) > 0.7).mean() > 0.95, lab  # drawn white
+        halo = (r > 0.99) & (f == 0)
+        hr, hc = np.nonzero(halo)
+        inside = (u + hc < img.shape[1]) & (v + hr < img.shape[0])
+        y = _to_linear(img[v + hr[inside], u + hc[inside]]) @ _LUMA
+        assert (y <= cfg["outline_luminance"] + 0.01).all(), lab           # the outline keeps the text legible
+        ring_y.append(y)
+    ring_y = np.concatenate(ring_y)
+    assert (ring_y > 0.004).mean() > 0.1          # atoms show through the outlines
 
 
 def test_scale_bar_and_leaders_drawn_where_the_sidecar_says(tmp_path, examples):

@@ -8,7 +8,7 @@ corner; pixel (i, j) covers u ∈ [i, i+1), v ∈ [j, j+1).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -117,6 +117,37 @@ def frame_points(points: np.ndarray, radii: np.ndarray, width: int, height: int,
     extent = float(np.abs(points[:, 2] - z).max())
     return Camera((float(cx), float(cy), z), width, height, "orthographic",
                   ortho_scale=float(2 * half_w), clip=(0.1, round(extent + 100.0, 1)))
+
+
+def fit_camera(points: np.ndarray, radii: np.ndarray, style: dict) -> Camera:
+    """"View all" (as ChimeraX's ``view``): the camera looking down −Z, centred on what it shows
+    and set back until the spheres' bounding box fills the frame less the style's margin.
+    Perspective is refined a few times (near atoms look bigger, so the first solve is off).
+    Position and scale are rounded (4 decimals) so records do not depend on float noise."""
+    w, h = (int(x) for x in style["render"]["resolution"])
+    cfg = style["camera"]
+    fill = 1.0 - float(cfg["margin"])
+    points = np.asarray(points, float)
+    radii = np.broadcast_to(np.asarray(radii, float), (len(points),))
+    cam = frame_points(points, radii, w, h, cfg["projection"], float(cfg["fov_deg"]), float(cfg["margin"]))
+    if cam.projection == "perspective":
+        for _ in range(6):
+            pix, depth = cam.project(points)
+            r = radii * cam.pixel_scale(depth)
+            u0, u1 = (pix[:, 0] - r).min(), (pix[:, 0] + r).max()
+            v0, v1 = (pix[:, 1] - r).min(), (pix[:, 1] + r).max()
+            span = max((u1 - u0) / w, (v1 - v0) / h)
+            ref = float(np.median(depth))
+            scale = float(cam.pixel_scale(np.array([ref]))[0])
+            dx, dy = ((u0 + u1) / 2 - w / 2) / scale, -((v0 + v1) / 2 - h / 2) / scale
+            dz = ref * (span / fill - 1.0)
+            x, y, z = cam.position
+            cam = replace(cam, position=(x + dx, y + dy, z + dz))
+            if abs(span / fill - 1.0) < 1e-3 and abs(dx) + abs(dy) < 1e-3:
+                break
+        far = float(cam.position[2] - (points[:, 2] - radii).min())
+        cam = replace(cam, clip=(0.1, round(far + 10.0, 1)))
+    return replace(cam, position=tuple((round(float(x), 4) for x in cam.position)), ortho_scale=round(float(cam.ortho_scale), 4))
 
 
 def visible_atoms(camera: Camera, centres: np.ndarray, radii: np.ndarray,

@@ -4,6 +4,8 @@ The font is monospace, so a label's box is exact from its length; Blender draws 
 text where this module says, and the sidecar records the same boxes (outline included).
 Which labels an image carries, and which are placed first when not all fit, is a
 ``LabelPlan`` that is part of the render description (so it is hashed into the image key).
+Each label has a home, the side of its atom it takes wherever that side has room, chosen once for
+all images of a scene (``label_homes``), so that a reader can follow it from image to image.
 """
 from __future__ import annotations
 
@@ -20,7 +22,11 @@ from .structure import Structure
 _DIRECTIONS = [(1, 0), (-1, 0), (0, -1), (0, 1), (1, -1), (-1, -1), (1, 1), (-1, 1)]
 _SLIDES = (0.5, 0.85, 0.15)         # where the anchor sits along the touching side (fraction of it)
 _RINGS = (1.6, 2.6, 3.8)            # leader rings: gap from the anchor to the box, label heights
-OUTLINE_PX = 1      # the text is drawn with a 1-px dark outline; boxes include it
+# The side of its anchor each candidate lies on (an index of _DIRECTIONS), in candidate order.
+_SIDE_OF = tuple([k for k, (du, dv) in enumerate(_DIRECTIONS) for _ in (_SLIDES if not (du and dv) else (None,))]
+                 + [k for _ in _RINGS for k in range(len(_DIRECTIONS))])
+_ON_SIDE = tuple(tuple(k for k, d in enumerate(_SIDE_OF) if d == side) for side in range(len(_DIRECTIONS)))
+OUTLINE_PX = 1      # the text is drawn with a 1-px outline; boxes include it
 
 
 @dataclass(frozen=True)
@@ -208,9 +214,6 @@ class _Canvas:
             win[disc & (win == -1)] = int(atom)
         self.any_obstacle = self.owner != -1
 
-    def free(self, b) -> bool:
-        return not np.count_nonzero(self.taken[b[1]:b[3], b[0]:b[2]])
-
     def covers(self, b, own: int) -> bool:
         if not np.count_nonzero(self.any_obstacle[b[1]:b[3], b[0]:b[2]]):
             return False
@@ -233,69 +236,215 @@ class _Canvas:
                     self.taken[np.clip(vs + dv, 0, self.h - 1), np.clip(us + du, 0, self.w - 1)] = True
 
 
+def label_side(box, u: float, v: float) -> tuple[int, int]:
+    """Which side of its anchor pixel a label box sits on: (su, sv), each -1, 0 or 1 (su = 1: the box
+    is right of the anchor; sv = 1: below it; (0, 0): the box holds the anchor)."""
+    su = 1 if u < box[0] else -1 if u > box[2] else 0
+    sv = 1 if v < box[1] else -1 if v > box[3] else 0
+    return su, sv
+
+
+_TAKEN, _COVERS, _FREE = 0, 1, 2      # a candidate place: unusable, free but covering an obstacle, free
+
+
+class _Layout:
+    """The labels of one image while they are placed."""
+
+    def __init__(self, pixels, in_front, style: dict, width: int, height: int, obstacles=None,
+                 radius_px=None, reserved=None):
+        cfg = style["labels"]
+        self.pixels, self.in_front, self.style, self.radius_px = pixels, in_front, style, radius_px
+        self.width, self.height = width, height
+        self.touch, self.leaders = float(cfg["touch_px"]), bool(cfg["leaders"])
+        self.drop = bool(cfg["drop_overlapping"])
+        self.canvas = _Canvas(width, height, float(cfg["gap_px"]), obstacles)
+        for b in reserved or []:
+            self.canvas.take([max(0, int(b[0])), max(0, int(b[1])), min(width, int(b[2])), min(height, int(b[3]))])
+        self.placed: list = []            # (item index, entry)
+        self._sizes: dict = {}
+        self._sides: tuple = (None, {})   # (item index, side -> on_side) while nothing is placed
+
+    def entries(self) -> list[dict]:
+        return [e for _, e in sorted(self.placed, key=lambda ke: ke[0])]
+
+    def prepare(self, k: int, item):
+        """(item index, entry, u, v, w, h, candidate boxes) of one label; boxes None when it cannot
+        fit the frame; None when its anchor is outside the image or behind the camera."""
+        text, atom, kind = item[:3]
+        u, v = float(self.pixels[atom][0]), float(self.pixels[atom][1])
+        if not self.in_front[atom] or not (0 <= u < self.width and 0 <= v < self.height):
+            return None
+        if text not in self._sizes:
+            self._sizes[text] = text_box_size(text, self.style, self.width)
+        w, h = self._sizes[text]
+        entry = {"text": text, "kind": kind, "id": item[3] if len(item) > 3 else None, "atom": atom}
+        fits = w <= self.width and h <= self.height
+        return k, entry, u, v, w, h, _candidate_boxes(u, v, w, h, self.width, self.height, self.touch) if fits else None
+
+    def test(self, prep, k: int):
+        """(_TAKEN | _COVERS | _FREE, leader line) of candidate ``k`` of a prepared label."""
+        _, entry, u, v, w, h, boxes = prep
+        b = boxes[k]
+        if np.count_nonzero(self.canvas.taken[b[1]:b[3], b[0]:b[2]]):
+            return _TAKEN, None
+        r = float(self.radius_px[entry["atom"]]) if self.radius_px is not None else 0.0
+        line = leader_line(b, u, v, r) if self.leaders and _gap(b, u, v, w, h) > self.touch else None
+        if line is not None and not self.canvas.leader_ok(line):
+            return _TAKEN, None
+        return (_COVERS if self.canvas.covers(b, entry["atom"]) else _FREE), line
+
+    def on_side(self, prep, side: int, may_cover: bool):
+        """(candidate index, leader) of the label's first free place on ``side`` (an index of
+        _DIRECTIONS); failing that, where ``may_cover``, the first there covering an obstacle;
+        (None, None) when there is neither. Kept until something is placed (choosing a home asks)."""
+        if self._sides[0] != prep[0]:
+            self._sides = (prep[0], {})
+        known = self._sides[1]
+        if side not in known:
+            known[side] = self._first_on_side(prep, side, may_cover)
+        return known[side]
+
+    def _first_on_side(self, prep, side: int, may_cover: bool):
+        if prep[6] is None:
+            return None, None
+        covering = (None, None)
+        for k in _ON_SIDE[side]:
+            state, line = self.test(prep, k)
+            if state == _FREE:
+                return k, line
+            if state == _COVERS and may_cover and covering[0] is None:
+                covering = (k, line)
+        return covering
+
+    def at_home(self, prep, side: int | None, may_cover: bool) -> bool:
+        """Put a prepared label on its home side where it has a place there (``on_side``); whether it did."""
+        k, line = self.on_side(prep, side, may_cover) if side is not None else (None, None)
+        if k is not None:
+            self.take(prep, prep[6][k], line, False)
+        return k is not None
+
+    def place(self, prep, may_cover: bool) -> None:
+        """Put a prepared label at the first free candidate; failing that, where ``may_cover``
+        allows, at the first one covering an obstacle; else leave it out (``drop_overlapping``)."""
+        boxes = prep[6]
+        chosen = covering = None
+        for k in range(len(boxes) if boxes is not None else 0):
+            state, line = self.test(prep, k)
+            if state == _FREE:
+                chosen = (boxes[k], line)
+                break
+            if state == _COVERS and covering is None:
+                covering = (boxes[k], line)
+        if chosen is None and covering is not None and may_cover:
+            chosen = covering
+        if boxes is None or (chosen is None and self.drop):
+            self.leave_out(prep)
+            return
+        box, line = chosen if chosen is not None else (boxes[0], None)
+        self.take(prep, box, line, chosen is None)
+
+    def take(self, prep, box, line, overlaps: bool) -> None:
+        self.canvas.take(box, line)
+        self._sides = (None, {})
+        self.placed.append((prep[0], {**prep[1], "box": [int(x) for x in box], "leader": line, "overlaps": overlaps}))
+
+    def leave_out(self, prep) -> None:
+        self.placed.append((prep[0], {**prep[1], "box": None, "leader": None, "overlaps": True}))
+
+
+def _place_all(layouts: list, items, may_cover, homes: dict | None) -> dict:
+    """Place ``items`` on every layout at once; returns the homes used (label id → side).
+
+    Two tiers, each in item order: the labels that may cover obstacles (``may_cover``: the plan's
+    ``first``; every label when it is None), then the others. Within a tier, every label first goes
+    to its home side where it has a place there, then the labels that found none take the first free
+    place on any side (``_Layout.place``), except that one of the second tier is left out (with
+    ``labels.drop_overlapping``): no answer needs it, and a label that changes sides from image to
+    image cannot be followed. ``homes`` None: each label's home is chosen here, as the side with a
+    place in the most of the layouts."""
+    chosen: dict = {}
+    for tier in _tiers(items, may_cover):
+        left: list = [[] for _ in layouts]
+        for k, item in tier:
+            preps = [(n, lay, lay.prepare(k, item)) for n, lay in enumerate(layouts)]
+            preps = [(n, lay, p) for n, lay, p in preps if p is not None]
+            if not preps:
+                continue
+            lid = preps[0][2][1]["id"]
+            cover = may_cover is None or lid in may_cover
+            home = _home([(lay, p) for _, lay, p in preps], cover) if homes is None else homes.get(lid)
+            if home is not None:
+                chosen[lid] = home
+            for n, lay, p in preps:
+                if not lay.at_home(p, home, cover):
+                    left[n].append((p, cover, home is not None))
+        for lay, rest in zip(layouts, left):
+            for p, cover, homed in rest:
+                if homed and not cover and lay.drop:
+                    lay.leave_out(p)
+                else:
+                    lay.place(p, cover)
+    return chosen
+
+
+def _tiers(items, may_cover) -> list[list]:
+    """(item index, item) in placing order, in tiers (see ``_place_all``)."""
+    numbered = list(enumerate(items))
+    if may_cover is None:
+        return [numbered]
+    first = [(k, it) for k, it in numbered if len(it) > 3 and it[3] in may_cover]
+    return [first, [(k, it) for k, it in numbered if not (len(it) > 3 and it[3] in may_cover)]]
+
+
+def _home(preps, may_cover: bool) -> int | None:
+    """The side of its anchor (an index of _DIRECTIONS) with a place in the most of the label's
+    layouts (the earliest such side), or None when it has a place in none."""
+    fitting = [(lay, p) for lay, p in preps if p[6] is not None]
+    best, best_n = None, 0
+    for side in range(len(_DIRECTIONS) if fitting else 0):
+        n = sum(lay.on_side(p, side, may_cover)[0] is not None for lay, p in fitting)
+        if n > best_n:
+            best, best_n = side, n
+            if n == len(fitting):
+                break
+    return best
+
+
 def layout_labels(items, pixels: np.ndarray, in_front: np.ndarray, style: dict,
                   width: int, height: int, obstacles: np.ndarray | None = None, may_cover=None,
-                  radius_px: np.ndarray | None = None, reserved=None) -> list[dict]:
-    """Place each label by its anchor, in item order, at least ``labels.gap_px`` from every
-    label and leader line placed before it and inside the frame (greedy).
+                  radius_px: np.ndarray | None = None, reserved=None, homes: dict | None = None) -> list[dict]:
+    """Place each label by its anchor, at least ``labels.gap_px`` from every label and leader line
+    placed before it and inside the frame (greedy, in the order of ``_place_all``).
 
     A label touches its atom (box within ``labels.touch_px`` of the anchor) where such a place
     is free; otherwise (``labels.leaders``) it goes further out with a leader line to the
     atom's rim (``radius_px``: atom radii on screen) that crosses no label and no other leader.
+    ``homes`` (label id → side, from ``label_homes``): the side of its atom a label takes where it
+    has room there (its first free place on that side), so that it sits on the same side in every
+    image of a scene.
     ``reserved``: boxes no label may come near (the scale bar).
     ``obstacles`` (rows u, v, r, atom row): atoms that labels should not cover. A label takes the
     first free place that covers no obstacle; failing that, a label whose id is in ``may_cover``
     takes the first place free of other labels, any other label is left out.
 
-    Labels whose anchor is outside the image or behind the camera are dropped. Returns
-    dicts with text, kind, id, atom row, box [u0, v0, u1, v1] (pixels, top-left origin, outline
+    Labels whose anchor is outside the image or behind the camera are dropped. Returns, in item
+    order, dicts with text, kind, id, atom row, box [u0, v0, u1, v1] (pixels, top-left origin, outline
     included), ``leader`` (None or two points) and ``overlaps`` when no free place was found;
     with ``drop_overlapping`` such a label gets box None and is not drawn.
     """
-    cfg = style["labels"]
-    touch = float(cfg["touch_px"])
-    leaders = bool(cfg["leaders"])
-    canvas = _Canvas(width, height, float(cfg["gap_px"]), obstacles)
-    for b in reserved or []:
-        b = [max(0, int(b[0])), max(0, int(b[1])), min(width, int(b[2])), min(height, int(b[3]))]
-        canvas.take(b)
-    placed: list[dict] = []
-    size_cache: dict = {}
-    for item in items:
-        text, atom, kind = item[:3]
-        lid = item[3] if len(item) > 3 else None
-        u, v = float(pixels[atom][0]), float(pixels[atom][1])
-        if not in_front[atom] or not (0 <= u < width and 0 <= v < height):
-            continue
-        if text not in size_cache:
-            size_cache[text] = text_box_size(text, style, width)
-        w, h = size_cache[text]
-        entry = {"text": text, "kind": kind, "id": lid, "atom": atom}
-        if w > width or h > height:                  # cannot fit inside the frame at all
-            placed.append({**entry, "box": None, "leader": None, "overlaps": True})
-            continue
-        r = float(radius_px[atom]) if radius_px is not None else 0.0
-        chosen, covering = None, None
-        taken, count = canvas.taken, np.count_nonzero
-        boxes = _candidate_boxes(u, v, w, h, width, height, touch)
-        for b in boxes:
-            if count(taken[b[1]:b[3], b[0]:b[2]]):
-                continue
-            dist = _gap(b, u, v, w, h)
-            line = leader_line(b, u, v, r) if leaders and dist > touch else None   # no leaders: any place as is
-            if line is not None and not canvas.leader_ok(line):
-                continue
-            if not canvas.covers(b, atom):
-                chosen = (b, line)
-                break
-            if covering is None:
-                covering = (b, line)
-        if chosen is None and covering is not None and (may_cover is None or lid in may_cover):
-            chosen = covering
-        if chosen is None and cfg["drop_overlapping"]:
-            placed.append({**entry, "box": None, "leader": None, "overlaps": True})
-            continue
-        box, line = chosen if chosen is not None else (boxes[0], None)
-        canvas.take(box, line)
-        placed.append({**entry, "box": [int(x) for x in box], "leader": line, "overlaps": chosen is None})
-    return placed
+    layout = _Layout(pixels, in_front, style, width, height, obstacles, radius_px, reserved)
+    _place_all([layout], items, may_cover, homes or {})
+    return layout.entries()
+
+
+def label_homes(items, views: list[dict], style: dict, may_cover=None) -> tuple[dict, list[list[dict]]]:
+    """Label id → its home: the side of its atom (an index of the candidate directions) where it has
+    a place in the most of ``views``, chosen label by label while the views are laid out together;
+    and the labels of each view, exactly as ``layout_labels`` lays it out with these homes.
+
+    ``views``: the ``layout_labels`` arguments of each image (pixels, in_front, width, height,
+    obstacles, radius_px, reserved)."""
+    layouts = [_Layout(v["pixels"], v["in_front"], style, v["width"], v["height"], v.get("obstacles"),
+                       v.get("radius_px"), v.get("reserved")) for v in views]
+    homes = _place_all(layouts, items, may_cover, None)
+    return homes, [lay.entries() for lay in layouts]

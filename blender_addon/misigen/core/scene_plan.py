@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import geometry
-from .camera import Camera, visible_atoms
-from .labels import LabelPlan, label_items, layout_labels, text_box_size
+from .camera import Camera, fit_camera, visible_atoms
+from .labels import LabelPlan, label_homes, label_items, layout_labels, text_box_size
 from .loader import shown_mask
 from .shading import depth_cue_range
 from .structure import Structure
@@ -216,8 +216,65 @@ def scale_bar(shown: Structure, spec: RenderSpec) -> dict | None:
             "box": box}
 
 
+def _layout_inputs(shown: Structure, spec: RenderSpec, xyz: np.ndarray) -> dict:
+    """What ``layout_labels`` needs of one render besides its labels: anchor pixels, the atoms labels
+    avoid, atom radii on screen, the scale bar's box."""
+    cam = spec.camera
+    pix, depth = cam.project(xyz)
+    front = depth > cam.clip[0]
+    avoid = {"ligand": shown.ligand, "all": np.ones(shown.n_atoms, bool),
+             "none": np.zeros(shown.n_atoms, bool)}[spec.labels.avoid] & front
+    radius_px = np.where(front, atom_radii(shown, spec.style) * cam.pixel_scale(np.where(front, depth, 1.0)), 0.0)
+    obstacles = np.column_stack([pix[avoid], radius_px[avoid], np.nonzero(avoid)[0]]) if avoid.any() else None
+    bar = scale_bar(shown, spec)
+    return {"pixels": pix, "in_front": front, "width": cam.width, "height": cam.height, "obstacles": obstacles,
+            "radius_px": radius_px, "reserved": [bar["box"]] if bar else None}
+
+
+_HOMES: collections.OrderedDict = collections.OrderedDict()   # scene → (label homes, its canonical views' labels)
+HOMES_KEPT = 64
+
+
+def scene_label_homes(shown: Structure, spec: RenderSpec) -> tuple[dict, dict]:
+    """Where each label of a scene goes first (``core.labels.label_homes``), from the scene's six
+    canonical views, each framed on its own as the planners frame them; and those views' labels
+    (render key → (posed coordinates, labels)).
+
+    A scene is what a render shows and labels, whatever the camera or the moves: structure, parts,
+    residues, style, label plan and centre of rotation. Every image of the scene, canonical view or
+    not, then puts a label on the same side of its atom wherever that side has room, so a label can
+    be followed from image to image; each image stays a function of its own description."""
+    centre = rotation_centre(shown) if spec.centre is None else np.asarray(spec.centre, float)
+    key = (spec.structure_id, spec.parts, None if spec.residues is None else tuple(map(tuple, spec.residues)),
+           style_hash(spec.style), json.dumps(spec.style["selection"], sort_keys=True), spec.labels,
+           tuple(np.round(centre, 4).tolist()), hashlib.sha1(np.ascontiguousarray(shown.coords).tobytes()).hexdigest(),
+           tuple(shown.name.tolist()))
+    hit = _HOMES.get(key)
+    if hit is not None:
+        return hit
+    radii = atom_radii(shown, spec.style)
+    views, inputs = [], []
+    for ops in ({"all": list(v)} for v in geometry.canonical_views().values()):
+        xyz = posed_coords(shown, part_matrices(shown, ops, centre)[0])
+        view = RenderSpec(spec.structure_id, fit_camera(xyz, radii, spec.style), spec.style, ops, spec.parts,
+                          spec.residues, spec.labels, spec.centre)
+        views.append((view.key(), xyz))
+        inputs.append(_layout_inputs(shown, view, xyz))
+    homes, placed = label_homes(label_items(shown, spec.labels), inputs, spec.style,
+                                may_cover=set(spec.labels.first))
+    _HOMES[key] = hit = (homes, {k: (xyz, labels) for (k, xyz), labels in zip(views, placed)})
+    while len(_HOMES) > HOMES_KEPT:
+        try:
+            _HOMES.popitem(last=False)
+        except KeyError:          # another thread emptied it meanwhile
+            break
+    return hit
+
+
 def placed_labels(shown: Structure, spec: RenderSpec, xyz: np.ndarray | None = None) -> list[dict]:
-    """The labels of one render as ``layout_labels`` places them (box None: left out).
+    """The labels of one render as ``layout_labels`` places them (box None: left out), each first
+    tried at its home in the scene (``scene_label_homes``; a canonical view of the scene is laid out
+    there already).
 
     Kept on the spec (keyed by the shown atoms), so the planner's readability checks and
     the sidecar share one layout."""
@@ -229,18 +286,16 @@ def placed_labels(shown: Structure, spec: RenderSpec, xyz: np.ndarray | None = N
     memo = spec.__dict__.setdefault("_placed_memo", {})
     if memo_key in memo:
         return memo[memo_key]
-    cam = spec.camera
-    pix, depth = cam.project(xyz)
-    plan = spec.labels
-    front = depth > cam.clip[0]
-    avoid = {"ligand": shown.ligand, "all": np.ones(shown.n_atoms, bool),
-             "none": np.zeros(shown.n_atoms, bool)}[plan.avoid] & front
-    radius_px = np.where(front, atom_radii(shown, spec.style) * cam.pixel_scale(np.where(front, depth, 1.0)), 0.0)
-    obstacles = np.column_stack([pix[avoid], radius_px[avoid], np.nonzero(avoid)[0]]) if avoid.any() else None
-    bar = scale_bar(shown, spec)
-    placed = layout_labels(label_items(shown, plan), pix, front, spec.style, cam.width, cam.height,
-                           obstacles=obstacles, may_cover=set(plan.first), radius_px=radius_px,
-                           reserved=[bar["box"]] if bar else None)
+    homes, canonical = scene_label_homes(shown, spec)
+    known = canonical.get(spec.key())
+    if known is not None and np.array_equal(known[0], xyz):
+        placed = known[1]
+    else:
+        inputs = _layout_inputs(shown, spec, xyz)
+        placed = layout_labels(label_items(shown, spec.labels), inputs["pixels"], inputs["in_front"], spec.style,
+                               inputs["width"], inputs["height"], obstacles=inputs["obstacles"],
+                               may_cover=set(spec.labels.first), radius_px=inputs["radius_px"],
+                               reserved=inputs["reserved"], homes=homes)
     memo.clear()                      # one layout per spec is enough
     memo[memo_key] = placed
     return placed

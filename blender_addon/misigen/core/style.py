@@ -182,6 +182,7 @@ RANGES = {
     "selection.pocket_cutoff": (0.0, 1000.0, False, False, False),
     "labels.size_px": (1, 1000, False, False, False),
     "labels.min_size_px": (1, 1000, False, False, False),
+    "labels.outline_luminance": (0.0, 1.0, False, False, False),
     "lighting.key_strength": (0.0, 1000.0, False, False, False),
     "lighting.fill_strength": (0.0, 1000.0, False, False, False),
     "lighting.ambient": (0.0, 1000.0, False, False, False),

@@ -10,6 +10,7 @@ import functools
 from pathlib import Path
 
 import bpy
+import numpy as np
 
 from ..core.labels import OUTLINE_PX, font_px
 from ..core.style import hex_to_rgb
@@ -30,9 +31,11 @@ def _font(font_name: str, size: int):
 
 @functools.lru_cache(maxsize=8192)
 def _sprite(text: str, font_name: str, size: int):
-    """(fill mask, outline mask) of one label text; the box's top-left corner is (0, 0) and the
-    baseline sits on the box's bottom edge less the outline, as core.labels lays it out."""
-    from PIL import Image, ImageChops, ImageDraw
+    """(fill mask, outline mask, rows above the baseline) of one label text; the box's top-left corner
+    is (0, 0) and the baseline sits on the box's bottom edge less the outline, as core.labels lays it
+    out. The outline is every pixel within one of a glyph pixel at full strength (a soft edge would let
+    bright atoms through right beside the strokes)."""
+    from PIL import Image, ImageDraw, ImageFilter
     font = _font(font_name, size)
     left, top, right, bottom = font.getbbox(text, anchor="ls")
     w = max(right, 1) + 2 * OUTLINE_PX + 2
@@ -40,31 +43,65 @@ def _sprite(text: str, font_name: str, size: int):
     h = base + max(bottom, 0) + OUTLINE_PX + 1
     fill = Image.new("L", (w, h), 0)
     ImageDraw.Draw(fill).text((OUTLINE_PX, base), text, font=font, fill=255, anchor="ls")
-    outline = Image.new("L", (w, h), 0)
-    for dx in (-1, 0, 1):                          # the 1-px outline: the glyphs shifted 8 ways
-        for dy in (-1, 0, 1):
-            if dx or dy:
-                outline = ImageChops.lighter(outline, ImageChops.offset(fill, dx, dy))
+    glyphs = fill.point(lambda x: 255 if x >= 64 else 0)
+    outline = glyphs.filter(ImageFilter.MaxFilter(2 * OUTLINE_PX + 1))
     return fill, outline, base
+
+
+# Relative luminance of linear RGB (Rec. 709 / sRGB primaries).
+_LUMA = np.array([0.2126, 0.7152, 0.0722], np.float32)
+
+
+def _to_linear(c: np.ndarray) -> np.ndarray:
+    return np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+
+
+def _to_srgb(c: np.ndarray) -> np.ndarray:
+    return np.where(c <= 0.0031308, c * 12.92, 1.055 * np.power(np.maximum(c, 0.0), 1 / 2.4) - 0.055)
+
+
+def darken_under(image, mask, outline: tuple, limit: float):
+    """``image`` with the pixels under ``mask`` (an "L" image, 255: fully) moved toward the ``outline``
+    colour only as far as brings their relative luminance down to ``limit``: what is under a label's
+    outline shows through, dimmed, and light text keeps at least (1.05 / (limit + 0.05)) : 1 contrast
+    with it. ``limit`` 0 (or an outline at least that bright) paints the outline colour itself."""
+    from PIL import Image
+    bbox = mask.getbbox()
+    if bbox is None:
+        return image
+    px = _to_linear(np.asarray(image.crop(bbox), np.float32) / 255.0)
+    m = np.asarray(mask.crop(bbox), np.float32)[..., None] / 255.0
+    out = _to_linear(np.asarray(outline, np.float32) / 255.0)
+    y, y_out = px @ _LUMA, float(out @ _LUMA)
+    # the share of the way from the pixel to the outline colour that brings its luminance to the limit
+    t = np.where(y > limit, (y - limit) / np.maximum(y - y_out, 1e-6), 0.0) if limit > y_out else np.ones_like(y)
+    moved = px + (out - px) * (np.clip(t, 0.0, 1.0)[..., None] * m)
+    patch = np.clip(np.rint(_to_srgb(moved) * 255.0), 0, 255).astype(np.uint8)
+    image.paste(Image.fromarray(patch, "RGB"), bbox[:2])
+    return image
 
 
 def draw_overlay(raw: str, png_out: str, labels: list[dict], style: dict, width: int, height: int,
                  scale_bar: dict | None = None) -> None:
-    """Labels (text with a 1-px outline, legible on any atom colour and the background), their
-    leader lines and the scale bar onto the raw render; one PNG written to ``png_out``."""
+    """Labels (text with a 1-px outline that dims what is under it, ``labels.outline_luminance``),
+    their leader lines and the scale bar onto the raw render; one PNG written to ``png_out``."""
     from PIL import Image, ImageDraw
 
     image = Image.open(raw).convert("RGB")
     cfg = style["labels"]
     colour = tuple(int(round(c * 255)) for c in hex_to_rgb(cfg["color"]))
     outline = tuple(int(round(c * 255)) for c in hex_to_rgb(cfg["outline"]))
-    draw = ImageDraw.Draw(image)
+    limit = float(cfg["outline_luminance"])
     size = font_px(style, width)
-    for lab in labels:
-        if lab.get("leader"):
-            (a, b), (c, d) = lab["leader"]
-            draw.line([(a, b), (c, d)], fill=outline, width=3)
-            draw.line([(a, b), (c, d)], fill=colour, width=1)
+    leaders = [lab["leader"] for lab in labels if lab.get("leader")]
+    if leaders:
+        halo = Image.new("L", image.size, 0)
+        for (a, b), (c, d) in leaders:
+            ImageDraw.Draw(halo).line([(a, b), (c, d)], fill=255, width=3)
+        image = darken_under(image, halo, outline, limit)
+    draw = ImageDraw.Draw(image)
+    for (a, b), (c, d) in leaders:
+        draw.line([(a, b), (c, d)], fill=colour, width=1)
     if scale_bar:
         (u0, v), (u1, _) = scale_bar["points"]
         t = scale_bar["thickness"]
@@ -72,11 +109,18 @@ def draw_overlay(raw: str, png_out: str, labels: list[dict], style: dict, width:
         draw.rectangle([u0 - 1, v - t / 2 - 1, u1, v + t / 2], fill=outline)
         draw.rectangle([u0, v - t / 2, u1 - 1, v + t / 2 - 1], fill=bar)
         labels = list(labels) + [{"text": scale_bar["text"], "box": scale_bar["text_box"]}]
-    for lab in labels:
-        u0, _v0, _u1, v1 = lab["box"]                  # the box includes the outline
-        fill, ring, base = _sprite(lab["text"], cfg["font"], size)
-        corner = (int(u0), int(v1) - OUTLINE_PX - base)   # the baseline on the box's bottom edge less the outline
-        image.paste(outline, corner, ring)
-        image.paste(colour, corner, fill)
+    texts = [(label_corner(lab, cfg["font"], size), lab["text"]) for lab in labels]
+    halo = Image.new("L", image.size, 0)
+    for corner, text in texts:
+        halo.paste(255, corner, _sprite(text, cfg["font"], size)[1])
+    image = darken_under(image, halo, outline, limit)
+    for corner, text in texts:
+        image.paste(colour, corner, _sprite(text, cfg["font"], size)[0])
     level = max(0, min(9, round(int(style["render"]["png_compression"]) * 9 / 100)))
     image.save(png_out, format="PNG", compress_level=level)
+
+
+def label_corner(lab: dict, font_name: str, size: int) -> tuple[int, int]:
+    """Where a label's text sprite goes: the baseline on the box's bottom edge less the outline."""
+    u0, _v0, _u1, v1 = lab["box"]                  # the box includes the outline
+    return int(u0), int(v1) - OUTLINE_PX - _sprite(lab["text"], font_name, size)[2]

@@ -15,6 +15,7 @@ from .schema import fill_template
 
 HETERO = ("N", "O", "S", "P", "F", "Cl", "Br", "I")
 CONTACT = 4.5      # Å: a residue with a heavy atom this close to a ligand heavy atom is "in contact"
+HBOND_ELEMENTS = ("N", "O", "S")      # the elements an H-bond's heavy atoms can be
 
 
 def contact_polar_atoms(shown, within: float) -> tuple:
@@ -30,6 +31,31 @@ def contact_polar_atoms(shown, within: float) -> tuple:
     d = np.sqrt(((shown.coords[polar][:, None] - lig[None]) ** 2).sum(-1)).min(axis=1)
     return tuple((str(shown.chain[i]), int(shown.resseq[i]), str(shown.icode[i]), str(shown.name[i]))
                  for i in polar[d <= within])
+
+
+def polar_contacts_first(shown, within: float) -> tuple[list, list]:
+    """Label ids of the pocket's polar contacts, nearest first (none when ``within`` is 0): the ligand's
+    N, O and S within ``within`` Å of a protein N, O or S, and the residues holding a protein N, O or S
+    within ``within`` Å of a ligand heavy atom. At 4 Å every N/O H-bond's atoms are among them (their
+    limits stay under 3.93 Å), whichever form; which of them bond is not asked, so placing them
+    first says nothing of the answer."""
+    if within <= 0:
+        return [], []
+    lig = np.nonzero(shown.ligand & np.isin(shown.element, HBOND_ELEMENTS))[0]
+    heavy = shown.coords[shown.ligand & ~shown.is_hydrogen]
+    prot = np.nonzero(~shown.ligand & np.isin(shown.element, HBOND_ELEMENTS) & ~shown.is_water)[0]
+    if not len(lig) or not len(prot):
+        return [], []
+    d_lig = np.sqrt(((shown.coords[lig][:, None] - shown.coords[prot][None]) ** 2).sum(-1)).min(axis=1)
+    d_prot = np.sqrt(((shown.coords[prot][:, None] - heavy[None]) ** 2).sum(-1)).min(axis=1)
+    order = np.argsort(d_lig, kind="stable")
+    ligand = [ligand_atom_id(shown.name[lig[k]]) for k in order if d_lig[k] <= within]
+    best: dict = {}
+    for row, dist in zip(prot, d_prot):
+        if dist <= within:
+            rid = residue_id(shown.chain[row], shown.resseq[row], shown.icode[row])
+            best[rid] = min(dist, best.get(rid, np.inf))
+    return ligand, [rid for rid, _ in sorted(best.items(), key=lambda kv: (kv[1], kv[0]))]
 
 
 class Planner:
@@ -64,15 +90,19 @@ class Planner:
         return self.spec(camera, ops, parts, residues, centre, labels, structure_id=ctx.structure.id)
 
     def label_plan(self, ctx: Context | None = None, parts=COMPLEX, residues=None) -> LabelPlan | None:
-        """Labels of pocket/ligand views, with priorities that never depend on the answer: the
-        ligand's hetero atoms first, then the residues in contact with the ligand (nearest first),
-        then everything else. Residue labels carry the chain when more than one chain is shown."""
+        """Labels of pocket/ligand views, with priorities that never depend on the answer: the pocket's
+        polar contacts where the suite's ``labels.polar_contacts_first`` asks for them
+        (``polar_contacts_first``), then the ligand's hetero atoms, then the residues in contact with
+        the ligand (nearest first), then everything else. Residue labels carry the chain when more
+        than one chain is shown."""
         ctx = ctx or self.ctx
         base = LabelPlan.from_style(self.style) if self.d["labels"] else None
         if base is None:
             return None
         contact = float(self.task.suite.get("contact_atom_labels", 0.0))
-        key = ("labelplan", tuple(parts), None if residues is None else tuple(map(tuple, residues)), base, contact)
+        polar = float(self.task.suite.get("polar_contact_labels_first", 0.0))
+        key = ("labelplan", tuple(parts), None if residues is None else tuple(map(tuple, residues)), base, contact,
+               polar)
 
         def make():
             shown = ctx.shown(COMPLEX, residues)
@@ -90,6 +120,8 @@ class Planner:
             chains = len(set(shown.chain[prot].tolist())) > 1
             atoms = contact_polar_atoms(shown, contact)
             first += [atom_id(*a) for a in atoms]
+            ahead = [lid for part in polar_contacts_first(shown, polar) for lid in part]
+            first = ahead + [lid for lid in first if lid not in set(ahead)]
             return replace(base, chains=chains, first=tuple(first), atoms=atoms)
         return ctx._memo(key, make)
 

@@ -62,8 +62,10 @@ SUITE = Map({
     "hbonds": (Map({"definition": (Enum(definition_names()), None)}), {}),
     # style options the suite's questions rely on, set on top of the --scene preset (unset: the preset's)
     "style": (Map({"scale_bar": (Map({"enabled": (Bool(), None)}), {})}), {}),
-    # pocket views also label every protein N/O within this many Å of a ligand atom (0: none)
-    "labels": (Map({"contact_atoms": (Num(0, 10), 0.0)}), {}),
+    # contact_atoms: pocket views also label every protein N/O within this many Å of a ligand atom (0: none);
+    # polar_contacts_first: the labels of the pocket's polar contacts (N, O, S within this many Å) are
+    # placed before all others (core/tasks/base.py, polar_contacts_first; 0: no such priority)
+    "labels": (Map({"contact_atoms": (Num(0, 10), 0.0), "polar_contacts_first": (Num(0, 10), 0.0)}), {}),
     "audit": (Map({"margin": (Num(0, 1), 0.05), "confidence": (Num(0.5, 0.9999), 0.99),
                    "image_size": (Int(8, 512), 64),
                    "known_shortcuts": (List(KNOWN_SHORTCUT, min_len=0), []),
@@ -187,6 +189,8 @@ def load_suite(path) -> list[TaskSpec]:
         settings["difficulty"] = knobs
     if suite["labels"]["contact_atoms"]:       # only when set: the other suites' spec hashes stay as they were
         settings["contact_atom_labels"] = float(suite["labels"]["contact_atoms"])
+    if suite["labels"]["polar_contacts_first"]:
+        settings["polar_contact_labels_first"] = float(suite["labels"]["polar_contacts_first"])
     tasks, names = [], set()
     for k, rel in enumerate(suite["tasks"]):
         tpath = (path.parent / rel)
