@@ -273,7 +273,7 @@ def main(argv=None) -> int:
     tot = {"cx": 0, "mis": 0, "both": 0, "lit_n": 0, "lit_cx": 0, "lit_mis": 0}
     per_set: dict = {}
     for e in [j["id"] for j in jobs]:
-        # Both sides on the dataset's partner set: protein residues (issue 16: waters, buffers and
+        # Both sides on the dataset's partner set: protein residues (waters, buffers and
         # other ligand copies are never partners); ChimeraX's bonds to those are counted apart.
         s_e = mis[e]["s"]
         protein = {(str(s_e.chain[i]), int(s_e.resseq[i])) for i in np.nonzero(s_e.pocket_candidates())[0]}

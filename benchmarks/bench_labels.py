@@ -1,4 +1,4 @@
-"""How far labels sit from what they name (issue 16.3). Not a test.
+"""How far labels sit from what they name. Not a test.
 
 Plans the suite on the shared complexes (no rendering: a sidecar's labels are exactly
 ``core.scene_plan.placed_labels``) and, for every label drawn on every distinct image,

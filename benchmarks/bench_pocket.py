@@ -1,4 +1,4 @@
-"""Non-protein groups in pockets and as interaction partners, per shared complex (issue 16 item 5).
+"""Non-protein groups in pockets and as interaction partners, per shared complex.
 
     python benchmarks/bench_pocket.py [COMPLEXES_DIR]   (default: shared/data/complexes; or tests/data/excerpts)
 

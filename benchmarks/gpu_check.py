@@ -1,4 +1,4 @@
-"""GPU readiness in one command (issue 19): what Cycles sees, and whether a GPU renders what the CPU does.
+"""GPU readiness in one command: what Cycles sees, and whether a GPU renders what the CPU does.
 
     python benchmarks/gpu_check.py [--size 512] [--out /tmp/misigen_gpu_check] [--no-generate]
 

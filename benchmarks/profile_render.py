@@ -1,4 +1,4 @@
-"""Where one structure's render loop spends its time, per image (issue 19). Not a test.
+"""Where one structure's render loop spends its time, per image. Not a test.
 
 Runs ``generate``'s unit of work (``process_structure``: plan every task, render each
 distinct image once, write sidecars and the part file) on one structure, with light timers

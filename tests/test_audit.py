@@ -113,7 +113,7 @@ def test_chance_follows_the_number_of_options():
     assert "always D" not in rows
 
 
-# ------------------------------------------------------------------ necessity (issue 16)
+# ------------------------------------------------------------------ necessity
 def _stepped(task, options, correct):
     """A choice record whose program lists each option's steps, as the planners write them."""
     ops = [[{"op": v, "axis": a, "value": float(x)} for v, a, x in opt] for opt in options]

@@ -1,5 +1,5 @@
 """Byte-identical inputs under two names are reported and never split across train and test
-(issue 21, build 6). Before: they became two structures, which could land in train and test."""
+(as two structures they could land in train and test)."""
 import json
 import shutil
 

@@ -1,4 +1,4 @@
-"""Equivalent names are the same answer (issue 16): ASP OD1/OD2, GLU OE1/OE2, ARG NH1/NH2, PHE/TYR
+"""Equivalent names are the same answer: ASP OD1/OD2, GLU OE1/OE2, ARG NH1/NH2, PHE/TYR
 CD1/CD2 and CE1/CE2, and ligand atoms of one symmetry class, in scoring (exact and composite),
 validate and the canonical form."""
 import re

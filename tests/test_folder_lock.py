@@ -1,4 +1,4 @@
-"""One run per output folder (issue 21, build 1): an OS-level lock inside --out.
+"""One run per output folder: an OS-level lock inside --out.
 
 The race test starts two ``generate`` with different seeds at the same instant, 20 times: one
 must always be refused (exit 2, one line naming the holder) and the folder must always hold a

@@ -1,4 +1,4 @@
-"""Interaction kinds beyond H-bonds as T4/T8/T9 questions (issue 13 item 4) and the misi_plus suite."""
+"""Interaction kinds beyond H-bonds as T4/T8/T9 questions and the misi_plus suite."""
 import json
 
 import numpy as np

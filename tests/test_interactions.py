@@ -106,7 +106,7 @@ def test_pi_stacking_tacrine(load):
 
 
 def test_metal_coordination(load):
-    # a protein-side metal is a partner only when kept (the pocket is protein by default, issue 16)
+    # a protein-side metal is a partner only when kept (the pocket is protein by default)
     assert not find_interactions(load("4dst"), kinds=("metal",))
     found = find_interactions(load("4dst"), kinds=("metal",), keep=("metals",))
     assert found and all(i.resname == "MG" and i.distance < 2.6 for i in found)

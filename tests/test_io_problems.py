@@ -1,11 +1,12 @@
-"""Every input and output problem is one line (issue 21, build 4).
+"""Every input and output problem is one line.
 
-Before: a chmod-000 file or an unlistable folder under --structures aborted the batch with a
-traceback (generate, render, interactions); an --out that is a file, on a read-only file system,
-under /proc or on a full disk gave tracebacks, a full disk left ``*.tmp`` files no resume removed;
-``fov_deg: 0`` rendered black with NaN in the sidecar; ``--views sideways`` / ``--transform 'move q 3'``
-failed per structure after loading (exit 1), ``--views ''`` with a numpy error; ``--resolution 10000``
-was blamed on misi_bench.yaml.
+A chmod-000 file or an unlistable folder under --structures is one failure line and the batch goes
+on (generate, render, interactions); an --out that is a file, on a read-only file system, under
+/proc or on a full disk is one line, not a traceback; a full disk leaves nothing half written and a
+resume removes an earlier run's ``*.tmp`` files; ``fov_deg: 0`` is refused, naming the preset (it
+would render black with NaN in the sidecar); ``--views sideways`` / ``--views ''`` / ``--transform
+'move q 3'`` are refused before anything is loaded; ``--resolution 10000`` is blamed on the option
+or the preset that sets it.
 """
 import errno
 import json

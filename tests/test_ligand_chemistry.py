@@ -49,7 +49,7 @@ def bonds(s):
 def test_guanine_n1_h_donates_to_asp(monkeypatch):
     """7MG (1h2t) and BGO (3tah): guanine N1 carries an H (keto tautomer, CCD H1), so it donates
     to the Asp that binds the base edge (Asp114 OD2 2.86 A; Asp116 OD1 2.84 A). Geometry typing
-    (the reference's way, the chimerax definition) now gets both too: a ring with a C=O is not
+    (the reference's way, the chimerax definition) gets both too: a ring with a C=O is not
     aromatic there and N1, no C=N by its bond lengths, keeps its H (test_reference_match.py)."""
     s = load("1h2t_gdp_7mg", monkeypatch=monkeypatch)
     T = type_structure(s, definition="misigen")
@@ -68,14 +68,14 @@ def test_guanine_n1_h_donates_to_asp(monkeypatch):
 @needs_ccd
 def test_urea_nh_of_amidinophenyl_urea_donate(monkeypatch):
     """GP6 (1bju): N3 and N4 are urea N-H (CCD H3, H4), donors, with bonds to the sulfate next to
-    them (2.87-3.01 A). Geometry typing now makes them donors too (pass 4.75: an N next to an
+    them (2.87-3.01 A). Geometry typing makes them donors too (pass 4.75: an N next to an
     aromatic C is planar), Npl in the misigen definition (Ng+ in the chimerax one)."""
     s = load("1bju_gp6", monkeypatch=monkeypatch)
     T = type_structure(s, definition="misigen")
     for name in ("N3", "N4"):
         i = row(s, name)
         assert T.types[i] == "Npl" and donor_rule(T, i) is not None
-    # the sulfate is no partner by default (the pocket is protein, issue 16); without roles every
+    # the sulfate is no partner by default (the pocket is protein); without roles every
     # group is one, which shows the urea's donors
     found = bonds(replace(s, role=None))
     assert ("SO4", 901, "O3", "N3", "ligand") in found and ("SO4", 901, "O4", "N4", "ligand") in found

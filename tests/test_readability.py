@@ -1,4 +1,4 @@
-"""Every question answerable from its images (issue 9): legible labels, chains, framing.
+"""Every question answerable from its images: legible labels, chains, framing.
 
 The labels of a sidecar are ``core.scene_plan.placed_labels`` (``annotate`` writes exactly what
 it returns), so these rules are checked here at 256² and 512² without rendering; the rendered
@@ -110,7 +110,7 @@ def _box_gap(box, u, v):
 @pytest.mark.slow      # takes long
 @pytest.mark.parametrize("size", [256, 512])
 def test_labels_touch_their_atom_or_have_a_leader(brd4, hivp, size):
-    """Issue 16.3: a drawn label is within ``touch_px`` of its anchor atom, or carries a leader line
+    """A drawn label is within ``touch_px`` of its anchor atom, or carries a leader line
     that starts on its box, ends on the atom's rim and crosses no other label or leader."""
     from misigen.core.labels import line_pixels
     from misigen.core.scene_plan import posed_coords
@@ -159,7 +159,7 @@ def test_labels_touch_their_atom_or_have_a_leader(brd4, hivp, size):
 
 
 def test_scale_bar_measures_angstroms_at_the_centre(brd4):
-    """Issue 16.6: the sidecar's scale bar is ``length`` Å long at the depth of the centre of
+    """The sidecar's scale bar is ``length`` Å long at the depth of the centre of
     rotation, in the bottom-left corner, and no label comes near it."""
     from misigen.core.scene_plan import annotate, rotation_centre
     from misigen.pipeline.views import plan_views
@@ -189,7 +189,7 @@ def test_scale_bar_measures_angstroms_at_the_centre(brd4):
 
 @pytest.mark.slow      # takes long
 def test_misi_plus_states_the_zoom_geometry_and_draws_a_scale_bar(brd4):
-    """Issue 16.6: misi_plus images carry the scale bar and its zooming prompt states the camera's
+    """misi_plus images carry the scale bar and its zooming prompt states the camera's
     distance to the centre of rotation (so the zoom follows from the images: scale ratio D / (D - d));
     misi_bench keeps MiSI-Bench's look and prompt."""
     import re

@@ -1,5 +1,5 @@
-"""Which model and alternate locations are read are options, stated (issue 21); before, the first
-model and the occupancy choice were taken silently."""
+"""Which model and alternate locations are read are options, stated in the manifest, not choices
+taken silently."""
 import numpy as np
 import pytest
 
@@ -61,7 +61,7 @@ def test_bad_read_options(bad):
 
 @pytest.mark.slow      # runs run_blender.py in a subprocess
 def test_model_and_altloc_options_are_in_the_manifest_and_the_run(cli, examples, tmp_path):
-    """Before: no option; the first model and the occupancy choice were taken silently."""
+    """--model and --altloc are recorded in the manifest, per run and per input, and are part of the run."""
     import json
     from test_reading import _two_models
     inputs = tmp_path / "in"

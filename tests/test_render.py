@@ -286,7 +286,7 @@ def test_labels_drawn_in_their_boxes(tmp_path, examples, small_style):
 
 
 def test_scale_bar_and_leaders_drawn_where_the_sidecar_says(tmp_path, examples):
-    """Issue 16.3/16.6: the scale bar's pixels are its colour between the sidecar's end points, with a
+    """The scale bar's pixels are its colour between the sidecar's end points, with a
     dark edge; every leader line is drawn (light pixels along it, in its dark outline)."""
     style = load_style("misi_bench", {"render": {"resolution": [256, 256], "samples": 1},
                                       "scale_bar": {"enabled": True}})

@@ -1,6 +1,5 @@
 """``score`` reads predictions in any UTF encoding with a byte-order mark, and says a file that is not
-text is not text, naming it (issue 21, build 6). Before: a UTF-16 or binary file gave a bare codec
-error naming no file."""
+text is not text, naming it (not a bare codec error that names no file)."""
 import os
 
 import pytest

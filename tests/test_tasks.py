@@ -1,4 +1,4 @@
-"""Task planners (issue 3): specs, answers, geometry, distractors, replay, determinism. No rendering."""
+"""Task planners: specs, answers, geometry, distractors, replay, determinism. No rendering."""
 import json
 import shutil
 from pathlib import Path

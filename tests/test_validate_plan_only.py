@@ -1,4 +1,4 @@
-"""validate on a plan-only folder (issue 21): not "image missing" for every image; says what it checked."""
+"""validate on a plan-only folder: not "image missing" for every image; says what it checked."""
 import json
 
 import pytest

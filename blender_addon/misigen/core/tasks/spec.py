@@ -233,7 +233,7 @@ SUITE_ENV = "MISIGEN_SUITE"      # where a dataset's suite is now, when it moved
 
 def dataset_suite(manifest: dict, dataset: Path | None = None) -> Path | None:
     """The suite file a dataset was generated from: $MISIGEN_SUITE if set, else the manifest's
-    ``suite`` (absolute since issue 21; an older, relative one is tried from the working folder
+    ``suite`` (absolute; a relative one, as older manifests hold, is tried from the working folder
     and from the dataset's parent, where ``generate`` usually ran); None if none is found."""
     if os.environ.get(SUITE_ENV):
         return Path(os.environ[SUITE_ENV])
