@@ -45,9 +45,9 @@ def main() -> None:
 
     import bpy  # noqa: F401
     from misigen.core.errors import InputError
-    from misigen.core.loader import discover_inputs, load_structure
+    from misigen.core.structure.loader import discover_inputs, load_structure
     from misigen.core.resources import suite_path
-    from misigen.core.style import load_style
+    from misigen.core.look.style import load_style
     from misigen.core.tasks import load_suite
     from misigen.pipeline.unit import process_structure
 

@@ -86,9 +86,9 @@ def main() -> int:
     import bpy  # noqa: F401
     import numpy as np
     from bench_render import load_png, ssim
-    from misigen.core.loader import discover, load_structure
-    from misigen.core.scene_plan import shown_structure
-    from misigen.core.style import load_style
+    from misigen.core.structure.loader import discover, load_structure
+    from misigen.core.scene.scene_plan import shown_structure
+    from misigen.core.look.style import load_style
 
     print(f"Blender {bpy.app.version_string}; {os.cpu_count()} CPU threads")
     devices = cycles_devices()

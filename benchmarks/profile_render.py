@@ -61,11 +61,11 @@ def main() -> None:
     args = ap.parse_args()
 
     import bpy  # noqa: F401  (import Blender first: its start-up is not part of the loop)
-    from misigen.core import scene_plan
-    from misigen.core import labels as core_labels
-    from misigen.core.loader import discover_inputs
+    from misigen.core.scene import scene_plan
+    from misigen.core.scene import labels as core_labels
+    from misigen.core.structure.loader import discover_inputs
     from misigen.core.resources import suite_path
-    from misigen.core.style import load_style
+    from misigen.core.look.style import load_style
     from misigen.core.tasks import load_suite
     from misigen.pipeline import output, rendering, unit
     from misigen.render import renderer

@@ -5,8 +5,8 @@ import shutil
 
 import pytest
 
-from misigen.core.duplicates import duplicate_groups, with_split_keys
-from misigen.core.loader import StructureSource
+from misigen.core.structure.duplicates import duplicate_groups, with_split_keys
+from misigen.core.structure.loader import StructureSource
 from misigen.core.tasks import load_suite, split_for
 from misigen.core.tasks.common import MISI_BENCH_TEST_FRACTION
 from misigen.core.resources import suite_path

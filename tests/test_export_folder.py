@@ -8,7 +8,7 @@ import subprocess
 import pytest
 
 from misigen.core.resources import suite_path
-from misigen.core.style import load_style
+from misigen.core.look.style import load_style
 from misigen.pipeline.generate import run_generate
 from misigen.pipeline.run_config import RunConfig
 

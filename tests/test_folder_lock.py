@@ -142,7 +142,7 @@ def test_shards_into_one_folder_still_make_one_dataset(tmp_path, examples, cli):
 
 def test_merge_and_export_take_the_lock_of_their_output_folder(tmp_path, examples):
     from misigen.core.resources import suite_path
-    from misigen.core.style import load_style
+    from misigen.core.look.style import load_style
     from misigen.pipeline.exports import run_export
     from misigen.pipeline.generate import run_generate
     from misigen.pipeline.run_config import RunConfig

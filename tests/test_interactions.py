@@ -4,10 +4,10 @@ import pathlib
 
 import pytest
 
-from misigen.core.interactions import INTERACTION_KINDS, find_interactions
-from misigen.core.interactions.hbond_rules import acceptor_rule, donor_rule
-from misigen.core.interactions.atom_typing import type_structure
-from misigen.core.loader import discover, load_structure
+from misigen.core.chemistry.interactions import INTERACTION_KINDS, find_interactions
+from misigen.core.chemistry.interactions.hbond_rules import acceptor_rule, donor_rule
+from misigen.core.chemistry.interactions.atom_typing import type_structure
+from misigen.core.structure.loader import discover, load_structure
 
 
 @functools.lru_cache(maxsize=None)
@@ -84,7 +84,7 @@ def test_rdkit_ligand_types(load):
 def test_geometry_ligand_types(complexes, monkeypatch):
     """HETATM ligand without bond orders (the fallback, forced with MISIGEN_LIGAND_CHEMISTRY=geometry):
     GTP-analogue phosphates, ribose OH, guanine ring typed from geometry."""
-    from misigen.core.loader import discover, load_structure
+    from misigen.core.structure.loader import discover, load_structure
     monkeypatch.setenv("MISIGEN_LIGAND_CHEMISTRY", "geometry")
     s = load_structure(discover([complexes / "pdb" / "4dst.pdb"])[0])
     T = type_structure(s)

@@ -183,7 +183,7 @@ def test_a_full_disk_mid_run_is_one_line_exit_1_and_nothing_half_written(tmp_pat
 def test_an_injected_enospc_at_the_write_layer_stops_the_run_with_nothing_half_written(tmp_path, examples,
                                                                                         monkeypatch):
     from misigen.core.resources import suite_path
-    from misigen.core.style import load_style
+    from misigen.core.look.style import load_style
     from misigen.pipeline import output
     from misigen.pipeline.generate import run_generate
     from misigen.pipeline.run_config import RunConfig
@@ -246,7 +246,7 @@ def test_preset_values_are_range_checked_and_blamed_on_their_source(tmp_path, ex
     preset = tmp_path / "big.yaml"
     preset.write_text("render:\n  resolution: [10000, 512]\n")
     from misigen.core.errors import InputError
-    from misigen.core.style import load_style
+    from misigen.core.look.style import load_style
     with pytest.raises(InputError) as exc:
         load_style(preset)
     assert exc.value.path == str(preset) and "render.resolution" in exc.value.problem

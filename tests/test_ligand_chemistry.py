@@ -13,13 +13,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from misigen.core import ccd
+from misigen.core.chemistry import ccd
 from misigen.core.errors import InputError
-from misigen.core.ligand import parse_selectors, read_ligand_map
-from misigen.core.interactions import find_interactions
-from misigen.core.interactions.hbond_rules import acceptor_rule, donor_rule
-from misigen.core.interactions.atom_typing import type_structure
-from misigen.core.loader import discover, load_structure
+from misigen.core.chemistry.ligand import parse_selectors, read_ligand_map
+from misigen.core.chemistry.interactions import find_interactions
+from misigen.core.chemistry.interactions.hbond_rules import acceptor_rule, donor_rule
+from misigen.core.chemistry.interactions.atom_typing import type_structure
+from misigen.core.structure.loader import discover, load_structure
 
 EXCERPTS = Path(__file__).resolve().parent / "data" / "excerpts"
 
@@ -237,7 +237,7 @@ def test_ligands_file_yaml_and_csv(tmp_path):
 def test_generate_takes_ligands_file_and_default(tmp_path, monkeypatch):
     """--ligands names a ligand per structure id, --ligand is the default for the others; the
     manifest records which was used; a name that is not in the file is that structure's failure."""
-    from misigen.core.style import load_style
+    from misigen.core.look.style import load_style
     from misigen.core.resources import suite_path
     from misigen.pipeline.generate import run_generate
     from misigen.pipeline.run_config import RunConfig
@@ -337,7 +337,7 @@ def test_deposited_rotor_h_of_a_het_ligand_does_not_restrict(hivp):
     the catalytic Asp25 of chain B that the paper (Hosur et al. 1994) describes as bound. Rotor H of
     a HETATM ligand are therefore not trusted: the hydroxyl is tested as a rotor without H and the
     Asp25 B bonds (O47/O48, 2.66-2.96 A) are found. Protein and SDF hydrogens are still used."""
-    from misigen.core.interactions.hydrogens import deposited_rotor, hydrogen_positions
+    from misigen.core.chemistry.interactions.hydrogens import deposited_rotor, hydrogen_positions
     T = type_structure(hivp, definition="misigen")
     o = next(i for i in range(hivp.n_atoms) if hivp.ligand[i] and hivp.name[i] == "O47")
     assert T.h_nb[o] and deposited_rotor(T, o) and len(hydrogen_positions(T, o)) == 0

@@ -12,12 +12,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from misigen.core.ligand import choose_ligand
-from misigen.core.interactions import find_interactions
-from misigen.core.loader import discover, load_structure
-from misigen.core.readers import read_protein_file
-from misigen.core.scene_plan import shown_structure
-from misigen.core.style import load_style
+from misigen.core.chemistry.ligand import choose_ligand
+from misigen.core.chemistry.interactions import find_interactions
+from misigen.core.structure.loader import discover, load_structure
+from misigen.core.structure.readers import read_protein_file
+from misigen.core.scene.scene_plan import shown_structure
+from misigen.core.look.style import load_style
 from misigen.core.tasks.common import Context
 
 EXCERPTS = Path(__file__).resolve().parent / "data" / "excerpts"

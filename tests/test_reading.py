@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from misigen.core.errors import InputError
-from misigen.core.loader import StructureSource, discover, load_structure
-from misigen.core.readers import ReadOptions
+from misigen.core.structure.loader import StructureSource, discover, load_structure
+from misigen.core.structure.readers import ReadOptions
 
 
 def _two_models(src, dst, shift=5.0):

@@ -11,13 +11,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from misigen.core import ccd
-from misigen.core.interactions import find_interactions
-from misigen.core.interactions.hbond_geometry import angle
-from misigen.core.interactions.hydrogens import hydrogen_positions
-from misigen.core.interactions.atom_typing import type_structure
-from misigen.core.loader import discover, load_structure
-from misigen.core.readers import read_protein_file
+from misigen.core.chemistry import ccd
+from misigen.core.chemistry.interactions import find_interactions
+from misigen.core.chemistry.interactions.hbond_geometry import angle
+from misigen.core.chemistry.interactions.hydrogens import hydrogen_positions
+from misigen.core.chemistry.interactions.atom_typing import type_structure
+from misigen.core.structure.loader import discover, load_structure
+from misigen.core.structure.readers import read_protein_file
 
 EXCERPTS = Path(__file__).resolve().parent / "data" / "excerpts"
 
@@ -133,7 +133,7 @@ def test_planar_n_that_is_no_acceptor_donates_next_to_a_metal(complexes):
     only when that N is an acceptor within 4.0 A of it (a metal-coordinating His or ring N);
     a backbone N is no acceptor, so ChimeraX reports these three bonds. misigen dropped every
     planar N near a metal and missed them."""
-    from misigen.core.interactions.hbond_rules import acceptor_rule
+    from misigen.core.chemistry.interactions.hbond_rules import acceptor_rule
     s = load_structure(discover([complexes / "pdb" / "4dst.pdb"])[0])
     T = type_structure(s)
     mg = [i for i in range(s.n_atoms) if s.element[i] == "Mg"]
@@ -244,7 +244,7 @@ def test_terminal_imine_stays_npl_in_the_reference():
 
 
 def test_unknown_definition_is_refused():
-    from misigen.core.interactions.definitions import definition_names
+    from misigen.core.chemistry.interactions.definitions import definition_names
     assert set(definition_names()) == {"chimerax", "misigen"}
     with pytest.raises(ValueError, match="unknown H-bond definition"):
         find_interactions(load("4gql_r47"), definition="plip")

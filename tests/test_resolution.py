@@ -4,8 +4,8 @@ from collections import Counter
 
 import pytest
 
-from misigen.core.loader import discover, load_structure
-from misigen.core.style import load_style
+from misigen.core.structure.loader import discover, load_structure
+from misigen.core.look.style import load_style
 from misigen.core.tasks import load_suite, plan_samples
 
 from test_tasks import SUITE

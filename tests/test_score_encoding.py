@@ -10,7 +10,7 @@ pytestmark = pytest.mark.slow      # runs run_blender.py in subprocesses
 @pytest.fixture(scope="module")
 def dataset(tmp_path_factory, examples):
     from misigen.core.resources import suite_path
-    from misigen.core.style import load_style
+    from misigen.core.look.style import load_style
     from misigen.pipeline.generate import run_generate
     from misigen.pipeline.run_config import RunConfig
 

@@ -11,7 +11,7 @@ import math
 import string
 
 from ..errors import InputError
-from ..geometry import canonical_views
+from ..scene.geometry import canonical_views
 from .common import range_values
 
 # ------------------------------------------------------------------ a small schema language
