@@ -11,7 +11,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "blender_addon"))
 
 
-from misigen.core.preload import preload_rdkit  # noqa: E402  (core: no bpy; after the path is set)
+from misigen.core.structure.preload import preload_rdkit  # noqa: E402  (core: no bpy; after the path is set)
 from misigen.pipeline.exit_codes import EXIT_USAGE  # noqa: E402  (no dependencies)
 
 preload_rdkit()

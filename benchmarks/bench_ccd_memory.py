@@ -27,7 +27,7 @@ def mem():
     return round(get('VmRSS'), 1), round(get('VmHWM'), 1)
 import rdkit.Chem
 from misigen.core import ccd
-from misigen.core.loader import discover, load_structure
+from misigen.core.structure.loader import discover, load_structure
 out = {{'core imported': mem()}}
 mode = {mode!r}
 if mode == 'misigen':

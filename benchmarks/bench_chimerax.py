@@ -169,9 +169,9 @@ def _reason(pair, only, s, T, cx_atoms, at_limit, metal_rows, shared=()) -> str:
     """The first reason class that explains one differing pair (see the docstring)."""
     import numpy as np
     if pair in shared:
-        from misigen.core.interactions.hbond_limits import shared_proton_limit
+        from misigen.core.chemistry.interactions.hbond_limits import shared_proton_limit
         return f"shared proton (a misigen-definition rule: two acid O closer than {shared_proton_limit().distance} A)"
-    from misigen.core.interactions.hydrogens import deposited_rotor, hydrogen_positions
+    from misigen.core.chemistry.interactions.hydrogens import deposited_rotor, hydrogen_positions
     c, n, pa, la = pair
     prot = [i for i in np.nonzero((s.chain == c) & (s.resseq == n) & (s.name == pa) & ~s.ligand)[0]]
     lig = [i for i in np.nonzero(s.ligand)[0] if str(s.name[i]).split(".")[-1] == la]
@@ -222,9 +222,9 @@ def main(argv=None) -> int:
     import numpy as np
     import yaml
     from misigen.core.errors import InputError
-    from misigen.core.interactions import find_interactions
-    from misigen.core.interactions.atom_typing import type_structure
-    from misigen.core.loader import discover, load_structure
+    from misigen.core.chemistry.interactions import find_interactions
+    from misigen.core.chemistry.interactions.atom_typing import type_structure
+    from misigen.core.structure.loader import discover, load_structure
 
     base = Path(os.environ.get("MISIGEN_COMPLEXES", "/work/shared/data/complexes"))
     dirs = args.dirs or [base / "pdb", base / "paired"]
@@ -273,7 +273,7 @@ def main(argv=None) -> int:
     tot = {"cx": 0, "mis": 0, "both": 0, "lit_n": 0, "lit_cx": 0, "lit_mis": 0}
     per_set: dict = {}
     for e in [j["id"] for j in jobs]:
-        # Both sides on the dataset's partner set: protein residues (issue 16: waters, buffers and
+        # Both sides on the dataset's partner set: protein residues (waters, buffers and
         # other ligand copies are never partners); ChimeraX's bonds to those are counted apart.
         s_e = mis[e]["s"]
         protein = {(str(s_e.chain[i]), int(s_e.resseq[i])) for i in np.nonzero(s_e.pocket_candidates())[0]}

@@ -134,9 +134,9 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
 
-    from misigen.core.preload import preload_rdkit
+    from misigen.core.structure.preload import preload_rdkit
     preload_rdkit()
-    from misigen.core.style import load_style
+    from misigen.core.look.style import load_style
     from misigen.pipeline import rendering
 
     renderer = stand_in_class()

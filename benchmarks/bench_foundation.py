@@ -18,9 +18,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "blender_addon"))
 
-from misigen.core.loader import discover, load_structure  # noqa: E402
-from misigen.core.scene_plan import shown_structure  # noqa: E402
-from misigen.core.style import load_style  # noqa: E402
+from misigen.core.structure.loader import discover, load_structure  # noqa: E402
+from misigen.core.scene.scene_plan import shown_structure  # noqa: E402
+from misigen.core.look.style import load_style  # noqa: E402
 from misigen.pipeline.views import plan_views  # noqa: E402
 
 

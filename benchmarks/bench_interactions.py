@@ -12,8 +12,8 @@ import time
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "blender_addon"))
 
 from misigen.core.errors import InputError  # noqa: E402
-from misigen.core.interactions import INTERACTION_KINDS, find_interactions  # noqa: E402
-from misigen.core.loader import discover, load_structure  # noqa: E402
+from misigen.core.chemistry.interactions import INTERACTION_KINDS, find_interactions  # noqa: E402
+from misigen.core.structure.loader import discover, load_structure  # noqa: E402
 
 
 def main(argv):
@@ -32,7 +32,7 @@ def main(argv):
         t1 = time.perf_counter()
         allk = find_interactions(s, kinds=INTERACTION_KINDS)
         t2 = time.perf_counter()
-        from misigen.core.interactions.atom_typing import type_structure
+        from misigen.core.chemistry.interactions.atom_typing import type_structure
         pocket = int(type_structure(s).active.sum())
         rules = collections.Counter(rule_name(i.criterion) for i in hb)
         others = collections.Counter(i.kind for i in allk if i.kind != "hbond")

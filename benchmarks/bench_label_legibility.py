@@ -38,8 +38,8 @@ def luminance(rgb: np.ndarray) -> np.ndarray:
 
 
 def label_metrics(raw: np.ndarray, drawn: np.ndarray, lab: dict, style: dict, width: int) -> dict | None:
-    from misigen.core.labels import font_px
-    from misigen.core.labels import OUTLINE_PX
+    from misigen.core.scene.labels import font_px
+    from misigen.core.scene.labels import OUTLINE_PX
     from misigen.render.labels import _sprite
     size = font_px(style, width)
     fill, ring, base = _sprite(lab["text"], style["labels"]["font"], size)
@@ -78,10 +78,10 @@ def summary(rows: list[dict]) -> str:
 
 def measure(paths, size: int, n_views: int, save: Path | None, limits=None) -> dict:
     from PIL import Image
-    from misigen.core.loader import discover, load_structure
+    from misigen.core.structure.loader import discover, load_structure
     from misigen.core.resources import suite_path
-    from misigen.core.scene_plan import annotate, shown_structure
-    from misigen.core.style import load_style
+    from misigen.core.scene.scene_plan import annotate, shown_structure
+    from misigen.core.look.style import load_style
     from misigen.core.tasks import load_suite, plan_samples
     from misigen.pipeline.rendering import open_renderer
     from misigen.render.labels import draw_overlay

@@ -2,9 +2,9 @@
 answer needs are drawn. Not a test.
 
 Plans tasks on the shared complexes (no rendering: a sidecar's labels are exactly
-``core.scene_plan.placed_labels``). For every label that one question draws in two or more of its
+``core.scene.scene_plan.placed_labels``). For every label that one question draws in two or more of its
 images, its placement in each image is the side of its atom the box sits on
-(``core.labels.label_side``) and whether it hangs on a leader line. Prints the share of such labels
+(``core.scene.labels.label_side``) and whether it hangs on a leader line. Prints the share of such labels
 whose side is the same in all of the question's images that draw it, the same share for side and
 leader together, the mean share of image pairs that agree, labels drawn per image, and each task's
 rejections for a label the answer needs.
@@ -27,13 +27,13 @@ import numpy as np  # noqa: E402
 
 
 def label_side(box, u: float, v: float) -> tuple[int, int]:
-    """As core.labels.label_side (repeated here so the script measures trees without it too)."""
+    """As core.scene.labels.label_side (repeated here so the script measures trees without it too)."""
     return (1 if u < box[0] else -1 if u > box[2] else 0), (1 if v < box[1] else -1 if v > box[3] else 0)
 
 
 def placements(shown, spec) -> dict:
     """label id → (side, has a leader) of every label drawn on one image."""
-    from misigen.core.scene_plan import placed_labels, posed_coords
+    from misigen.core.scene.scene_plan import placed_labels, posed_coords
     pix, _ = spec.camera.project(posed_coords(shown, spec.matrices(shown)[0]))
     return {lab["id"]: (label_side(lab["box"], *pix[lab["atom"]]), bool(lab.get("leader")))
             for lab in placed_labels(shown, spec) if lab["box"] is not None}
@@ -66,10 +66,10 @@ def main() -> None:
     ap.add_argument("--tasks", default="residue_ligand_interaction,pocket_ligand_interaction")
     args = ap.parse_args()
     from misigen.core.errors import InputError
-    from misigen.core.loader import discover_inputs, load_structure
+    from misigen.core.structure.loader import discover_inputs, load_structure
     from misigen.core.resources import suite_path
-    from misigen.core.scene_plan import shown_structure
-    from misigen.core.style import load_style
+    from misigen.core.scene.scene_plan import shown_structure
+    from misigen.core.look.style import load_style
     from misigen.core.tasks import PartnerCatalog, load_suite, plan_samples
 
     style = load_style("misi_bench", {"render": {"resolution": [args.size, args.size]}})

@@ -1,7 +1,7 @@
-"""How far labels sit from what they name (issue 16.3). Not a test.
+"""How far labels sit from what they name. Not a test.
 
 Plans the suite on the shared complexes (no rendering: a sidecar's labels are exactly
-``core.scene_plan.placed_labels``) and, for every label drawn on every distinct image,
+``core.scene.scene_plan.placed_labels``) and, for every label drawn on every distinct image,
 measures the distance in pixels from its box to what it names: the anchor atom's pixel
 for an atom label, the nearest shown atom of the residue for a residue label. Prints
 the share of labels farther than ``--far`` px (default 6) without a leader line, and
@@ -31,7 +31,7 @@ def box_distance(box, pts: np.ndarray) -> np.ndarray:
 
 def label_distances(shown, spec, labels) -> list[tuple[float, bool]]:
     """(distance to what the label names, has a leader) per drawn label."""
-    from misigen.core.scene_plan import posed_coords
+    from misigen.core.scene.scene_plan import posed_coords
     pix, depth = spec.camera.project(posed_coords(shown, spec.matrices(shown)[0]))
     res = shown.residue_index()
     out = []
@@ -54,10 +54,10 @@ def main() -> None:
     ap.add_argument("--far", type=float, default=6.0)
     args = ap.parse_args()
     from misigen.core.errors import InputError
-    from misigen.core.loader import discover_inputs, load_structure
+    from misigen.core.structure.loader import discover_inputs, load_structure
     from misigen.core.resources import suite_path
-    from misigen.core.scene_plan import placed_labels, shown_structure
-    from misigen.core.style import load_style
+    from misigen.core.scene.scene_plan import placed_labels, shown_structure
+    from misigen.core.look.style import load_style
     from misigen.core.tasks import PartnerCatalog, load_suite, plan_samples
 
     style = load_style("misi_bench", {"render": {"resolution": [args.size, args.size]}})

@@ -41,8 +41,8 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.geometry:
         os.environ["MISIGEN_LIGAND_CHEMISTRY"] = "geometry"
-    from misigen.core.interactions import find_interactions
-    from misigen.core.loader import StructureSource, load_structure
+    from misigen.core.chemistry.interactions import find_interactions
+    from misigen.core.structure.loader import StructureSource, load_structure
 
     dirs = args.dirs or [Path(os.environ.get("MISIGEN_COMPLEXES", "/work/shared/data/complexes")) / "pdb"]
     table = yaml.safe_load((ROOT / "benchmarks" / "literature_hbonds.yaml").read_text())["entries"]

@@ -1,4 +1,4 @@
-"""Memory over a long plan-and-render run in one worker process (issue 19). Not a test.
+"""Memory over a long plan-and-render run in one worker process. Not a test.
 
 Does what one ``generate`` worker does, structure after structure, in this process:
 ``process_structure`` (load, plan every asked task, build the scene, render each distinct
@@ -6,7 +6,7 @@ image, write sidecars and the part file, close the scene). The shared complexes 
 under new ids (``<id>~r<k>``) until ``--structures`` are done, so caches keyed by structure
 see new keys as in a real run. Prints the process's resident memory (VmRSS) and its peak
 (VmHWM) every 10 structures, and at the end the peak after the whole run relative to the
-peak after ``--baseline`` structures (issue 19: within 10 %).
+peak after ``--baseline`` structures (the aim: within 10 %).
 
     python benchmarks/bench_memory.py [--structures 200] [--baseline 20] [--size 160] [--tasks translation,…]
 """
@@ -45,9 +45,9 @@ def main() -> None:
 
     import bpy  # noqa: F401
     from misigen.core.errors import InputError
-    from misigen.core.loader import discover_inputs, load_structure
+    from misigen.core.structure.loader import discover_inputs, load_structure
     from misigen.core.resources import suite_path
-    from misigen.core.style import load_style
+    from misigen.core.look.style import load_style
     from misigen.core.tasks import load_suite
     from misigen.pipeline.unit import process_structure
 
@@ -86,7 +86,7 @@ def main() -> None:
     peak, rss = status_mb("VmHWM"), status_mb("VmRSS")
     if base_peak:
         print(f"memory: peak RSS {peak:.1f} MB after {args.structures} structures vs {base_peak:.1f} MB after "
-              f"{args.baseline}: {100 * (peak / base_peak - 1):+.1f}% (issue 19: within 10%); RSS {rss:.1f} vs "
+              f"{args.baseline}: {100 * (peak / base_peak - 1):+.1f}% (aim: within 10%); RSS {rss:.1f} vs "
               f"{base_rss:.1f} MB: {100 * (rss / base_rss - 1):+.1f}% (generate replaces a worker after "
               f"--structures-per-worker, default 25)")
 

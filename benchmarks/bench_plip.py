@@ -65,7 +65,7 @@ def plip_worker(jobs_path: str) -> int:
 # ------------------------------------------------------------------ misigen side
 def complex_pdb(structure, source, path: Path) -> str:
     """Write protein + ligand (HETATM, misigen names, CONECT) to ``path``; return PLIP's binding-site id."""
-    from misigen.core.readers import check_text_file
+    from misigen.core.structure.readers import check_text_file
 
     s = structure
     prot_lines = [l for l in check_text_file(source.protein).splitlines()
@@ -128,8 +128,8 @@ def main(argv=None) -> int:
     import os
 
     from misigen.core.errors import InputError
-    from misigen.core.interactions import find_interactions
-    from misigen.core.loader import discover, load_structure
+    from misigen.core.chemistry.interactions import find_interactions
+    from misigen.core.structure.loader import discover, load_structure
 
     base = Path(os.environ.get("MISIGEN_COMPLEXES", "/work/shared/data/complexes"))
     dirs = args.dirs or [base / "paired", base / "pdb"]

@@ -1,4 +1,4 @@
-"""Non-protein groups in pockets and as interaction partners, per shared complex (issue 16 item 5).
+"""Non-protein groups in pockets and as interaction partners, per shared complex.
 
     python benchmarks/bench_pocket.py [COMPLEXES_DIR]   (default: shared/data/complexes; or tests/data/excerpts)
 
@@ -14,9 +14,9 @@ import sys
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "blender_addon"))
 
 from misigen.core.errors import InputError  # noqa: E402
-from misigen.core.interactions import INTERACTION_KINDS  # noqa: E402
-from misigen.core.loader import discover, load_structure  # noqa: E402
-from misigen.core.style import load_style  # noqa: E402
+from misigen.core.chemistry.interactions import INTERACTION_KINDS  # noqa: E402
+from misigen.core.structure.loader import discover, load_structure  # noqa: E402
+from misigen.core.look.style import load_style  # noqa: E402
 from misigen.core.tasks.common import context_for  # noqa: E402
 
 

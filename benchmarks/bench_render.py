@@ -109,8 +109,8 @@ def view_list(n: int) -> list[tuple[str, str | None]]:
 def plan(shown, style, pairs):
     """(view, spec, mats) per pair; one camera frames every view, as the pipeline does."""
     from misigen.pipeline.views import plan_views
-    from misigen.core.scene_plan import part_matrices
-    from misigen.core import geometry
+    from misigen.core.scene.scene_plan import part_matrices
+    from misigen.core.scene import geometry
     from misigen.core.op_grammar import parse_ops
     base = plan_views(shown, style, VIEWS, None, labels=False)   # the same framing for any subset
     camera = base[0][1].camera
@@ -125,7 +125,7 @@ def plan(shown, style, pairs):
 def render_set(shown, style, planned, out_dir: Path, device: str, labels: bool, warmup: bool = True):
     """Render every planned view in one scene; return (seconds per image, paths, warm-up s, build s)."""
     from misigen.render.renderer import SceneRenderer
-    from misigen.core.scene_plan import RenderSpec, annotate
+    from misigen.core.scene.scene_plan import RenderSpec, annotate
     out_dir.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     r = SceneRenderer(shown, style, device)
@@ -238,9 +238,9 @@ def main(argv=None) -> int:
                     help="save a 1:1 centre crop of each preset's first image here (README pictures)")
     a = ap.parse_args(argv)
 
-    from misigen.core.loader import discover, load_structure
-    from misigen.core.scene_plan import shown_structure
-    from misigen.core.style import load_style, style_hash
+    from misigen.core.structure.loader import discover, load_structure
+    from misigen.core.scene.scene_plan import shown_structure
+    from misigen.core.look.style import load_style, style_hash
 
     common: dict = {}
     if a.whole_protein or a.hydrogens:

@@ -1,4 +1,4 @@
-"""GPU readiness in one command (issue 19): what Cycles sees, and whether a GPU renders what the CPU does.
+"""GPU readiness in one command: what Cycles sees, and whether a GPU renders what the CPU does.
 
     python benchmarks/gpu_check.py [--size 512] [--out /tmp/misigen_gpu_check] [--no-generate]
 
@@ -86,9 +86,9 @@ def main() -> int:
     import bpy  # noqa: F401
     import numpy as np
     from bench_render import load_png, ssim
-    from misigen.core.loader import discover, load_structure
-    from misigen.core.scene_plan import shown_structure
-    from misigen.core.style import load_style
+    from misigen.core.structure.loader import discover, load_structure
+    from misigen.core.scene.scene_plan import shown_structure
+    from misigen.core.look.style import load_style
 
     print(f"Blender {bpy.app.version_string}; {os.cpu_count()} CPU threads")
     devices = cycles_devices()

@@ -1,4 +1,4 @@
-"""Where one structure's render loop spends its time, per image (issue 19). Not a test.
+"""Where one structure's render loop spends its time, per image. Not a test.
 
 Runs ``generate``'s unit of work (``process_structure``: plan every task, render each
 distinct image once, write sidecars and the part file) on one structure, with light timers
@@ -61,11 +61,11 @@ def main() -> None:
     args = ap.parse_args()
 
     import bpy  # noqa: F401  (import Blender first: its start-up is not part of the loop)
-    from misigen.core import scene_plan
-    from misigen.core import labels as core_labels
-    from misigen.core.loader import discover_inputs
+    from misigen.core.scene import scene_plan
+    from misigen.core.scene import labels as core_labels
+    from misigen.core.structure.loader import discover_inputs
     from misigen.core.resources import suite_path
-    from misigen.core.style import load_style
+    from misigen.core.look.style import load_style
     from misigen.core.tasks import load_suite
     from misigen.pipeline import output, rendering, unit
     from misigen.render import renderer

@@ -7,7 +7,7 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "blender_addon"))
 
-from misigen.core.preload import preload_rdkit  # noqa: E402  (no bpy in core)
+from misigen.core.structure.preload import preload_rdkit  # noqa: E402  (no bpy in core)
 
 preload_rdkit()     # before any bpy import (PyPI bpy 4.2 and RDKit share Boost.Python)
 
@@ -44,19 +44,19 @@ def examples():
 
 @pytest.fixture(scope="session")
 def brd4(examples):
-    from misigen.core.loader import discover, load_structure
+    from misigen.core.structure.loader import discover, load_structure
     return load_structure(discover([examples / "wagner_brd4"])[0])
 
 
 @pytest.fixture(scope="session")
 def hivp(examples):
-    from misigen.core.loader import discover, load_structure
+    from misigen.core.structure.loader import discover, load_structure
     return load_structure(discover([examples / "1hvi.pdb"])[0])
 
 
 @pytest.fixture(scope="session")
 def style():
-    from misigen.core.style import load_style
+    from misigen.core.look.style import load_style
     return load_style("misi_bench")
 
 
@@ -65,7 +65,7 @@ def fast_style():
     """The style of every test that generates: the reference look at 256², 1 sample, no denoiser.
     Planning checks are in pixels (look-alike options, readable labels): 256² keeps them meaningful.
     Shared by the whole session: copy it before changing it."""
-    from misigen.core.style import load_style
+    from misigen.core.look.style import load_style
     return load_style("misi_bench", {"render": {"resolution": [256, 256], "samples": 1, "denoise": False}})
 
 

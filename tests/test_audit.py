@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 
-from misigen.core.audit import (audit_records, binomial_tail, exact_lower, format_audit, image_guessers,
+from misigen.core.quality.audit import (audit_records, binomial_tail, exact_lower, format_audit, image_guessers,
                                 least_judgeable, text_guessers, wilson_lower)
 from misigen.core.tasks.guessers import HeldOut
 
@@ -113,7 +113,7 @@ def test_chance_follows_the_number_of_options():
     assert "always D" not in rows
 
 
-# ------------------------------------------------------------------ necessity (issue 16)
+# ------------------------------------------------------------------ necessity
 def _stepped(task, options, correct):
     """A choice record whose program lists each option's steps, as the planners write them."""
     ops = [[{"op": v, "axis": a, "value": float(x)} for v, a, x in opt] for opt in options]
@@ -126,7 +126,7 @@ def _stepped(task, options, correct):
 
 
 def test_necessity_per_step():
-    from misigen.core.necessity import needed, option_steps
+    from misigen.core.quality.necessity import needed, option_steps
     # the old T5 design: every option keeps the true translation, so knowing the rotation is enough
     old = _stepped("translation_rotation", [[("move", "x", 3), ("roll", "y", r)] for r in (45, -45, 30, -30)], 0)
     assert needed(*option_steps(old["program"])) == ([False, True], [False, True])

@@ -1,5 +1,5 @@
-"""Same inputs + seed ⇒ byte-identical annotations: every suite against a fixture made before the
-issue-17 refactor. A deliberate behaviour change re-blesses it: ``tests/data/byte_identity.py --bless``."""
+"""Same inputs + seed ⇒ byte-identical annotations: every suite against recorded
+hashes, so that moving code cannot change a record. A deliberate behaviour change re-blesses it: ``tests/data/byte_identity.py --bless``."""
 import importlib.util
 import json
 from pathlib import Path

@@ -144,8 +144,8 @@ def test_a_suite_module_that_does_not_load_is_one_clear_error(tmp_path):
 
 @pytest.mark.render
 def test_three_options_generate_and_validate(tmp_path, examples):
-    """Specs accept 2–4 options; validate takes the count from the record (it used to demand 4)."""
-    from misigen.core.style import load_style
+    """Specs accept 2–4 options; validate takes the count from the record, not a fixed 4."""
+    from misigen.core.look.style import load_style
     from misigen.pipeline.generate import run_generate
     from misigen.pipeline.run_config import RunConfig
     from misigen.pipeline.validate import validate_dataset

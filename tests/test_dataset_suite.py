@@ -1,4 +1,4 @@
-"""Dataset commands find a user suite's task modules (issue 21): the manifest records the suite's
+"""Dataset commands find a user suite's task modules: the manifest records the suite's
 resolved path; an older relative one is tried from the dataset's parent; a moved suite is one
 clear error that names MISIGEN_SUITE, which points at its new place."""
 import json
@@ -39,8 +39,8 @@ def test_manifest_records_the_suite_resolved(planned):
 
 
 def test_commands_from_another_folder_find_the_tasks(planned, tmp_path):
-    """Before: the manifest said 'my_suite/suite.yaml'; from any other folder validate reported every
-    record's task as unknown."""
+    """validate run from another folder than generate's finds the suite's tasks (a relative
+    'my_suite/suite.yaml' in the manifest would make every record's task unknown there)."""
     res = _run("validate", planned / "out", cwd=tmp_path)
     assert res.returncode == 0, res.stdout + res.stderr
     # an older dataset whose manifest holds the relative path: tried from the dataset's parent

@@ -1,12 +1,12 @@
-"""Difficulty features and levels on small synthetic sidecars (core/difficulty.py)."""
+"""Difficulty features and levels on small synthetic sidecars (core/quality/difficulty.py)."""
 from __future__ import annotations
 
 import math
 
 import pytest
 
-from misigen.core import difficulty as D
-from misigen.core.difficulty import LEVELS, _project, level_of
+from misigen.core.quality import difficulty as D
+from misigen.core.quality.difficulty import LEVELS, _project, level_of
 from misigen.core.tasks import REGISTRY
 
 PART_OF = {"cloze": "translation", "choice": "rotation_rotation", "pocket_hbonds": "pocket_ligand_interaction"}

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from misigen.core.errors import InputError
-from misigen.core.loader import discover, discover_inputs, load_structure
+from misigen.core.structure.loader import discover, discover_inputs, load_structure
 
 
 @pytest.fixture()

@@ -1,12 +1,12 @@
 """Byte-identical inputs under two names are reported and never split across train and test
-(issue 21, build 6). Before: they became two structures, which could land in train and test."""
+(as two structures they could land in train and test)."""
 import json
 import shutil
 
 import pytest
 
-from misigen.core.duplicates import duplicate_groups, with_split_keys
-from misigen.core.loader import StructureSource
+from misigen.core.structure.duplicates import duplicate_groups, with_split_keys
+from misigen.core.structure.loader import StructureSource
 from misigen.core.tasks import load_suite, split_for
 from misigen.core.tasks.common import MISI_BENCH_TEST_FRACTION
 from misigen.core.resources import suite_path

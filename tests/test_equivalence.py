@@ -1,4 +1,4 @@
-"""Equivalent names are the same answer (issue 16): ASP OD1/OD2, GLU OE1/OE2, ARG NH1/NH2, PHE/TYR
+"""Equivalent names are the same answer: ASP OD1/OD2, GLU OE1/OE2, ARG NH1/NH2, PHE/TYR
 CD1/CD2 and CE1/CE2, and ligand atoms of one symmetry class, in scoring (exact and composite),
 validate and the canonical form."""
 import re
@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from rdkit import Chem
 
-from misigen.core.equivalence import Equivalence, ligand_classes, protein_atom_class, protein_groups
-from misigen.core.loader import discover, load_structure
-from misigen.core.style import load_style
+from misigen.core.chemistry.equivalence import Equivalence, ligand_classes, protein_atom_class, protein_groups
+from misigen.core.structure.loader import discover, load_structure
+from misigen.core.look.style import load_style
 from misigen.core.tasks import load_suite, plan_samples, score_answer
 from misigen.core.tasks.answers import canonical
 from misigen.pipeline.validate import _check_answer
@@ -129,8 +129,8 @@ def test_misi_plus_pocket_views_label_contact_n_and_o(gp6):
     a reader can tell OD1 from OD2; misi_bench labels residues only (fidelity)."""
     import numpy as np
 
-    from misigen.core.labels import atom_id
-    from misigen.core.scene_plan import placed_labels, shown_structure
+    from misigen.core.scene.labels import atom_id
+    from misigen.core.scene.scene_plan import placed_labels, shown_structure
     style = load_style("misi_bench")
     shown = shown_structure(gp6, style)
     lig = shown.coords[shown.ligand]

@@ -1,4 +1,4 @@
-"""Exports are re-runnable (issue 21): the same dataset into the same folder replaces it (exit 0,
+"""Exports are re-runnable: the same dataset into the same folder replaces it (exit 0,
 identical files); another dataset's folder, or a folder that is no export, is refused before
 anything is written; lmms-eval names its data files relative to the folder."""
 import json
@@ -8,7 +8,7 @@ import subprocess
 import pytest
 
 from misigen.core.resources import suite_path
-from misigen.core.style import load_style
+from misigen.core.look.style import load_style
 from misigen.pipeline.generate import run_generate
 from misigen.pipeline.run_config import RunConfig
 
@@ -44,7 +44,8 @@ def _snapshot(folder):
 
 @pytest.mark.parametrize("fmt", ["hf", "sharegpt", "lmms-eval"])
 def test_export_again_replaces_with_identical_files(cli, datasets, tmp_path, fmt):
-    """Before: the second export exited 2 ('refusing to write outside the output folder: images')."""
+    """A second export of the same dataset into the same folder exits 0 and writes the same files (no
+    'refusing to write outside the output folder' for the export's own images)."""
     a, _ = datasets
     out = tmp_path / "x"
     res = cli("export", "--dataset", a, "--format", fmt, "--out", out, "--split", "test")
@@ -70,7 +71,8 @@ def test_another_export_of_the_same_dataset_leaves_nothing_of_the_first(cli, dat
 
 
 def test_another_datasets_folder_is_refused_before_writing(cli, datasets, tmp_path):
-    """Before: exit 2 only after misigen.yaml and some data files were overwritten."""
+    """Another dataset's export folder, or a folder that is no export, is refused with exit 2 before
+    any file in it is written or touched."""
     a, b = datasets
     out = tmp_path / "x"
     assert cli("export", "--dataset", a, "--format", "lmms-eval", "--out", out, "--split", "test").returncode == 0
@@ -94,7 +96,7 @@ def _harness_python():
 
 
 def test_lmms_eval_paths_are_relative_and_a_moved_folder_loads(cli, datasets, tmp_path):
-    """Before: data_files held the absolute path of the export folder."""
+    """lmms-eval's data_files are relative to the export folder, so the folder still loads after a move."""
     a, _ = datasets
     out = tmp_path / "lmms"
     assert cli("export", "--dataset", a, "--format", "lmms-eval", "--out", out, "--split", "test").returncode == 0

@@ -42,7 +42,9 @@ def test_zip_holds_manifest_wheels_and_data(extension_zip):
     assert all(w.removeprefix("./") in names for w in manifest["wheels"])
     for needed in ("__init__.py", "api.py", "_bundled/task_specs/misi_bench.yaml",
                    "_bundled/task_specs/prompts/docking.txt", "_bundled/scenes/misi_bench.yaml",
-                   "_bundled/scenes/examples/1hvi.pdb", "_bundled/scenes/examples/SOURCES.md"):
+                   "_bundled/scenes/examples/1hvi.pdb", "_bundled/scenes/examples/SOURCES.md",
+                   "core/structure/model.py", "core/chemistry/interactions/hbonds.py", "core/scene/scene_plan.py",
+                   "core/look/style.py", "core/quality/levels.py", "core/data/interactions/hbond_criteria.yaml"):
         assert needed in names
     assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc")]
 

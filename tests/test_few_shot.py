@@ -1,4 +1,4 @@
-"""``export --few-shot K`` without leaks (issue 16 item 7): worked examples come from the train
+"""``export --few-shot K`` without leaks: worked examples come from the train
 split (every split when the dataset has none) and never show a complex the question shows — not
 the question's own (docking's crystal pose is visible in its T8/T9 images) and not a partner
 complex of a paired task (T5)."""

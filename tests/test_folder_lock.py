@@ -1,4 +1,4 @@
-"""One run per output folder (issue 21, build 1): an OS-level lock inside --out.
+"""One run per output folder: an OS-level lock inside --out.
 
 The race test starts two ``generate`` with different seeds at the same instant, 20 times: one
 must always be refused (exit 2, one line naming the holder) and the folder must always hold a
@@ -142,7 +142,7 @@ def test_shards_into_one_folder_still_make_one_dataset(tmp_path, examples, cli):
 
 def test_merge_and_export_take_the_lock_of_their_output_folder(tmp_path, examples):
     from misigen.core.resources import suite_path
-    from misigen.core.style import load_style
+    from misigen.core.look.style import load_style
     from misigen.pipeline.exports import run_export
     from misigen.pipeline.generate import run_generate
     from misigen.pipeline.run_config import RunConfig

@@ -217,7 +217,7 @@ def test_validate_catches_a_cut_file_and_a_replaced_answer(tmp_path, rendered_da
 
 @pytest.mark.render
 def test_rendered_rationales_replay_and_an_altered_one_does_not(tmp_path, rendered_dataset):
-    """Issue 20: every record carries a rationale that replays on the written sidecars (validate is
+    """Every record carries a rationale that replays on the written sidecars (validate is
     clean above); one number changed in one rationale is a defect naming that number."""
     import re
 

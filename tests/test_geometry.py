@@ -2,11 +2,11 @@
 import numpy as np
 import pytest
 
-from misigen.core import geometry
-from misigen.core.camera import Camera, frame_points, visible_atoms
+from misigen.core.scene import geometry
+from misigen.core.scene.camera import Camera, frame_points, visible_atoms
 from misigen.core.op_grammar import Op, format_ops, parse_ops
-from misigen.core.labels import LabelPlan, label_items, layout_labels
-from misigen.core.scene_plan import part_matrices, posed_coords, shown_structure
+from misigen.core.scene.labels import LabelPlan, label_items, layout_labels
+from misigen.core.scene.scene_plan import part_matrices, posed_coords, shown_structure
 
 
 def test_commands_round_trip():
@@ -117,7 +117,7 @@ def test_labels_do_not_overlap_and_stay_inside(brd4, style):
 
 
 def test_a_label_wider_than_the_image_is_left_out(style):
-    from misigen.core.labels import layout_labels
+    from misigen.core.scene.labels import layout_labels
     pix = np.array([[20.0, 20.0]])
     placed = layout_labels([("A VERY LONG LABEL TEXT", 0, "residue", "res A:1")], pix, np.array([True]), style, 48, 48)
     assert placed[0]["box"] is None
@@ -127,7 +127,7 @@ def test_a_label_keeps_its_home_side_where_it_has_room(style):
     """label_homes picks, per label, the side of its atom with room in the most views; layout_labels
     then uses it first. A label the plan does not put first (``may_cover``) is left out where its home
     has no room, one that it puts first goes elsewhere."""
-    from misigen.core.labels import label_homes, label_side
+    from misigen.core.scene.labels import label_homes, label_side
     pix, front = np.array([[100.0, 100.0]]), np.array([True])
     items = [("ABC", 0, "residue", "res A:1")]
     right = [104, 90, 160, 110]                        # a box on the atom's right (the first choice)

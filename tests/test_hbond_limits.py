@@ -4,9 +4,9 @@ import pytest
 import yaml
 
 from misigen.core.data_files import DATA_DIR
-from misigen.core.interactions import INTERACTION_KINDS, KINDS, find_interactions
-from misigen.core.interactions.hbond_limits import criterion_limit
-from misigen.core.interactions.hbond_rules import criteria
+from misigen.core.chemistry.interactions import INTERACTION_KINDS, KINDS, find_interactions
+from misigen.core.chemistry.interactions.hbond_limits import criterion_limit
+from misigen.core.chemistry.interactions.hbond_rules import criteria
 from misigen.core.rationale import limits
 
 YAML = yaml.safe_load((DATA_DIR / "interactions" / "hbond_criteria.yaml").read_text(encoding="utf-8"))
@@ -55,7 +55,7 @@ def test_the_default_relaxation_is_read_from_the_table(hivp, monkeypatch):
 
 
 def test_the_kind_table_is_the_one_list_of_kinds(hivp, complexes):
-    from misigen.core.loader import discover, load_structure
+    from misigen.core.structure.loader import discover, load_structure
     from misigen.core.tasks import kinds as task_kinds
     assert INTERACTION_KINDS == tuple(KINDS) == task_kinds.NAMES
     ptp1b = load_structure(discover([complexes / "paired" / "ptp1b"])[0])

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 from misigen.core.errors import InputError
-from misigen.core.interactions import INTERACTION_KINDS, Interaction, find_interactions, format_table
-from misigen.core.interactions.hbonds import hbond_pairs, partner_masks
-from misigen.core.interactions.atom_typing import type_structure
-from misigen.core.loader import discover, load_structure
+from misigen.core.chemistry.interactions import INTERACTION_KINDS, Interaction, find_interactions, format_table
+from misigen.core.chemistry.interactions.hbonds import hbond_pairs, partner_masks
+from misigen.core.chemistry.interactions.atom_typing import type_structure
+from misigen.core.structure.loader import discover, load_structure
 
 
 @functools.lru_cache(maxsize=None)

@@ -15,7 +15,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "blender_addon" / "misigen"
 
 
 def _modules() -> dict[str, Path]:
-    """Dotted name (``misigen.core.loader``; a package is its ``__init__``) → file."""
+    """Dotted name (``misigen.core.structure.loader``; a package is its ``__init__``) → file."""
     found = {}
     for path in sorted(PACKAGE.rglob("*.py")):
         parts = ("misigen",) + path.relative_to(PACKAGE).with_suffix("").parts
@@ -93,7 +93,7 @@ def test_the_walk_sees_lazy_imports():
     graph = import_graph()
     # pipeline/exit_codes.py imports render.device inside a function only: the walk must still see it.
     assert "misigen.render.device" in graph["misigen.pipeline.exit_codes"]
-    assert "misigen.core.loader" in graph["misigen.api"]
+    assert "misigen.core.structure.loader" in graph["misigen.api"]
 
 
 def test_find_cycle_finds_one():

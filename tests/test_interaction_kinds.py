@@ -1,17 +1,17 @@
-"""Interaction kinds beyond H-bonds as T4/T8/T9 questions (issue 13 item 4) and the misi_plus suite."""
+"""Interaction kinds beyond H-bonds as T4/T8/T9 questions and the misi_plus suite."""
 import json
 
 import numpy as np
 import pytest
 
-from misigen.core import geometry
+from misigen.core.scene import geometry
 from misigen.core.op_grammar import parse_ops
-from misigen.core.interactions import find_interactions
-from misigen.core.loader import discover, load_structure
+from misigen.core.chemistry.interactions import find_interactions
+from misigen.core.structure.loader import discover, load_structure
 from misigen.core.tasks import load_suite, plan_samples, score_answer
 from misigen.core.tasks.answers import canonical, format_residues, parse_residues, parse_yesno
 from misigen.core.tasks.common import context_for, spec_coords
-from misigen.core.scene_plan import shown_structure
+from misigen.core.scene.scene_plan import shown_structure
 
 from test_tasks import ROOT
 

@@ -4,10 +4,10 @@ import pathlib
 
 import pytest
 
-from misigen.core.interactions import INTERACTION_KINDS, find_interactions
-from misigen.core.interactions.hbond_rules import acceptor_rule, donor_rule
-from misigen.core.interactions.atom_typing import type_structure
-from misigen.core.loader import discover, load_structure
+from misigen.core.chemistry.interactions import INTERACTION_KINDS, find_interactions
+from misigen.core.chemistry.interactions.hbond_rules import acceptor_rule, donor_rule
+from misigen.core.chemistry.interactions.atom_typing import type_structure
+from misigen.core.structure.loader import discover, load_structure
 
 
 @functools.lru_cache(maxsize=None)
@@ -84,7 +84,7 @@ def test_rdkit_ligand_types(load):
 def test_geometry_ligand_types(complexes, monkeypatch):
     """HETATM ligand without bond orders (the fallback, forced with MISIGEN_LIGAND_CHEMISTRY=geometry):
     GTP-analogue phosphates, ribose OH, guanine ring typed from geometry."""
-    from misigen.core.loader import discover, load_structure
+    from misigen.core.structure.loader import discover, load_structure
     monkeypatch.setenv("MISIGEN_LIGAND_CHEMISTRY", "geometry")
     s = load_structure(discover([complexes / "pdb" / "4dst.pdb"])[0])
     T = type_structure(s)
@@ -106,7 +106,7 @@ def test_pi_stacking_tacrine(load):
 
 
 def test_metal_coordination(load):
-    # a protein-side metal is a partner only when kept (the pocket is protein by default, issue 16)
+    # a protein-side metal is a partner only when kept (the pocket is protein by default)
     assert not find_interactions(load("4dst"), kinds=("metal",))
     found = find_interactions(load("4dst"), kinds=("metal",), keep=("metals",))
     assert found and all(i.resname == "MG" and i.distance < 2.6 for i in found)

@@ -1,11 +1,12 @@
-"""Every input and output problem is one line (issue 21, build 4).
+"""Every input and output problem is one line.
 
-Before: a chmod-000 file or an unlistable folder under --structures aborted the batch with a
-traceback (generate, render, interactions); an --out that is a file, on a read-only file system,
-under /proc or on a full disk gave tracebacks, a full disk left ``*.tmp`` files no resume removed;
-``fov_deg: 0`` rendered black with NaN in the sidecar; ``--views sideways`` / ``--transform 'move q 3'``
-failed per structure after loading (exit 1), ``--views ''`` with a numpy error; ``--resolution 10000``
-was blamed on misi_bench.yaml.
+A chmod-000 file or an unlistable folder under --structures is one failure line and the batch goes
+on (generate, render, interactions); an --out that is a file, on a read-only file system, under
+/proc or on a full disk is one line, not a traceback; a full disk leaves nothing half written and a
+resume removes an earlier run's ``*.tmp`` files; ``fov_deg: 0`` is refused, naming the preset (it
+would render black with NaN in the sidecar); ``--views sideways`` / ``--views ''`` / ``--transform
+'move q 3'`` are refused before anything is loaded; ``--resolution 10000`` is blamed on the option
+or the preset that sets it.
 """
 import errno
 import json
@@ -182,7 +183,7 @@ def test_a_full_disk_mid_run_is_one_line_exit_1_and_nothing_half_written(tmp_pat
 def test_an_injected_enospc_at_the_write_layer_stops_the_run_with_nothing_half_written(tmp_path, examples,
                                                                                         monkeypatch):
     from misigen.core.resources import suite_path
-    from misigen.core.style import load_style
+    from misigen.core.look.style import load_style
     from misigen.pipeline import output
     from misigen.pipeline.generate import run_generate
     from misigen.pipeline.run_config import RunConfig
@@ -245,7 +246,7 @@ def test_preset_values_are_range_checked_and_blamed_on_their_source(tmp_path, ex
     preset = tmp_path / "big.yaml"
     preset.write_text("render:\n  resolution: [10000, 512]\n")
     from misigen.core.errors import InputError
-    from misigen.core.style import load_style
+    from misigen.core.look.style import load_style
     with pytest.raises(InputError) as exc:
         load_style(preset)
     assert exc.value.path == str(preset) and "render.resolution" in exc.value.problem

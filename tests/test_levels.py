@@ -1,4 +1,4 @@
-"""Calibrated difficulty levels (core/levels.py): ranks, scores, cut points, strata, the committed
+"""Calibrated difficulty levels (core/quality/levels.py): ranks, scores, cut points, strata, the committed
 tables of the task folders, and the ``calibrate-levels`` command."""
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from misigen.core import levels as L
+from misigen.core.quality import levels as L
 from misigen.core.data_files import load_table
-from misigen.core.difficulty import grade
+from misigen.core.quality.difficulty import grade
 from misigen.core.tasks.catalog import BUILTIN_MODULES
 
 from conftest import ROOT

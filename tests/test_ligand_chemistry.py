@@ -13,13 +13,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from misigen.core import ccd
+from misigen.core.chemistry import ccd
 from misigen.core.errors import InputError
-from misigen.core.ligand import parse_selectors, read_ligand_map
-from misigen.core.interactions import find_interactions
-from misigen.core.interactions.hbond_rules import acceptor_rule, donor_rule
-from misigen.core.interactions.atom_typing import type_structure
-from misigen.core.loader import discover, load_structure
+from misigen.core.chemistry.ligand import parse_selectors, read_ligand_map
+from misigen.core.chemistry.interactions import find_interactions
+from misigen.core.chemistry.interactions.hbond_rules import acceptor_rule, donor_rule
+from misigen.core.chemistry.interactions.atom_typing import type_structure
+from misigen.core.structure.loader import discover, load_structure
 
 EXCERPTS = Path(__file__).resolve().parent / "data" / "excerpts"
 
@@ -49,7 +49,7 @@ def bonds(s):
 def test_guanine_n1_h_donates_to_asp(monkeypatch):
     """7MG (1h2t) and BGO (3tah): guanine N1 carries an H (keto tautomer, CCD H1), so it donates
     to the Asp that binds the base edge (Asp114 OD2 2.86 A; Asp116 OD1 2.84 A). Geometry typing
-    (the reference's way, the chimerax definition) now gets both too: a ring with a C=O is not
+    (the reference's way, the chimerax definition) gets both too: a ring with a C=O is not
     aromatic there and N1, no C=N by its bond lengths, keeps its H (test_reference_match.py)."""
     s = load("1h2t_gdp_7mg", monkeypatch=monkeypatch)
     T = type_structure(s, definition="misigen")
@@ -68,14 +68,14 @@ def test_guanine_n1_h_donates_to_asp(monkeypatch):
 @needs_ccd
 def test_urea_nh_of_amidinophenyl_urea_donate(monkeypatch):
     """GP6 (1bju): N3 and N4 are urea N-H (CCD H3, H4), donors, with bonds to the sulfate next to
-    them (2.87-3.01 A). Geometry typing now makes them donors too (pass 4.75: an N next to an
+    them (2.87-3.01 A). Geometry typing makes them donors too (pass 4.75: an N next to an
     aromatic C is planar), Npl in the misigen definition (Ng+ in the chimerax one)."""
     s = load("1bju_gp6", monkeypatch=monkeypatch)
     T = type_structure(s, definition="misigen")
     for name in ("N3", "N4"):
         i = row(s, name)
         assert T.types[i] == "Npl" and donor_rule(T, i) is not None
-    # the sulfate is no partner by default (the pocket is protein, issue 16); without roles every
+    # the sulfate is no partner by default (the pocket is protein); without roles every
     # group is one, which shows the urea's donors
     found = bonds(replace(s, role=None))
     assert ("SO4", 901, "O3", "N3", "ligand") in found and ("SO4", 901, "O4", "N4", "ligand") in found
@@ -237,7 +237,7 @@ def test_ligands_file_yaml_and_csv(tmp_path):
 def test_generate_takes_ligands_file_and_default(tmp_path, monkeypatch):
     """--ligands names a ligand per structure id, --ligand is the default for the others; the
     manifest records which was used; a name that is not in the file is that structure's failure."""
-    from misigen.core.style import load_style
+    from misigen.core.look.style import load_style
     from misigen.core.resources import suite_path
     from misigen.pipeline.generate import run_generate
     from misigen.pipeline.run_config import RunConfig
@@ -337,7 +337,7 @@ def test_deposited_rotor_h_of_a_het_ligand_does_not_restrict(hivp):
     the catalytic Asp25 of chain B that the paper (Hosur et al. 1994) describes as bound. Rotor H of
     a HETATM ligand are therefore not trusted: the hydroxyl is tested as a rotor without H and the
     Asp25 B bonds (O47/O48, 2.66-2.96 A) are found. Protein and SDF hydrogens are still used."""
-    from misigen.core.interactions.hydrogens import deposited_rotor, hydrogen_positions
+    from misigen.core.chemistry.interactions.hydrogens import deposited_rotor, hydrogen_positions
     T = type_structure(hivp, definition="misigen")
     o = next(i for i in range(hivp.n_atoms) if hivp.ligand[i] and hivp.name[i] == "O47")
     assert T.h_nb[o] and deposited_rotor(T, o) and len(hydrogen_positions(T, o)) == 0

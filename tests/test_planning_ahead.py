@@ -7,8 +7,8 @@ import shutil
 
 import pytest
 
-from misigen.core.loader import discover
-from misigen.core.scene_plan import shown_structure
+from misigen.core.structure.loader import discover
+from misigen.core.scene.scene_plan import shown_structure
 from misigen.pipeline import unit
 from misigen.pipeline.generate import run_generate
 from misigen.pipeline.run_config import RunConfig

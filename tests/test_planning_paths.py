@@ -6,7 +6,7 @@ import json
 import pytest
 
 from misigen import api
-from misigen.core.loader import discover
+from misigen.core.structure.loader import discover
 from misigen.pipeline.unit import plan_structure
 
 SEED = 3

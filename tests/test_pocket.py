@@ -1,4 +1,4 @@
-"""The pocket is protein (issue 16): buffers, additives and other copies of the ligand are never
+"""The pocket is protein: buffers, additives and other copies of the ligand are never
 pocket residues or interaction partners; metals and cofactors only when the style keeps them;
 of several copies of the ligand's component the one with most protein contacts is the ligand.
 
@@ -12,12 +12,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from misigen.core.ligand import choose_ligand
-from misigen.core.interactions import find_interactions
-from misigen.core.loader import discover, load_structure
-from misigen.core.readers import read_protein_file
-from misigen.core.scene_plan import shown_structure
-from misigen.core.style import load_style
+from misigen.core.chemistry.ligand import choose_ligand
+from misigen.core.chemistry.interactions import find_interactions
+from misigen.core.structure.loader import discover, load_structure
+from misigen.core.structure.readers import read_protein_file
+from misigen.core.scene.scene_plan import shown_structure
+from misigen.core.look.style import load_style
 from misigen.core.tasks.common import Context
 
 EXCERPTS = Path(__file__).resolve().parent / "data" / "excerpts"
@@ -101,7 +101,7 @@ def test_no_non_protein_group_in_the_pocket_or_as_a_partner(tmp_path):
         partners |= {(it.resname, it.resseq) for it in ctx.interactions(kind)}
     assert partners and not partners & {("SO4", 901), ("EDO", 920), ("GP6", 911)}
     assert all(s.role[it.protein_index] == "polymer" for it in ctx.hbonds())
-    # the same structure without roles (every non-ligand group a candidate, as before issue 16):
+    # the same structure without roles (every non-ligand group a candidate):
     # the sulfate H-bonds the urea and the copy and EDO are pocket residues, so the checks above can fail
     old = replace(s, role=None)
     assert ("SO4", 901) in {(it.resname, it.resseq) for it in find_interactions(old)}

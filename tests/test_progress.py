@@ -1,6 +1,6 @@
 """Progress on stderr: the stage of the structure being worked on, and bars for validate, audit,
-export and score (issue 21, build 6). Before: a 100k-atom structure sat at 0/1 for minutes, and
-validate, audit, export and score printed nothing until done."""
+export and score, so that a 100k-atom structure does not sit silently at 0/1 for minutes and
+validate, audit, export and score show how far they are before they are done."""
 import os
 import subprocess
 import sys

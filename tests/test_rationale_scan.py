@@ -15,12 +15,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from misigen.core.loader import discover
+from misigen.core.structure.loader import discover
 from misigen.core.rationale import replay, scan
 from misigen.core.rationale.evidence import READABLE, Fact
 from misigen.core.rationale.rederive import CHECKS
 from misigen.core.rationale.replay import rationale_facts
-from misigen.core.style import load_style
+from misigen.core.look.style import load_style
 from misigen.core.tasks import load_suite, task_type
 from misigen.pipeline.unit import plan_structure
 

@@ -1,15 +1,15 @@
-"""Every question answerable from its images (issue 9): legible labels, chains, framing.
+"""Every question answerable from its images: legible labels, chains, framing.
 
-The labels of a sidecar are ``core.scene_plan.placed_labels`` (``annotate`` writes exactly what
+The labels of a sidecar are ``core.scene.scene_plan.placed_labels`` (``annotate`` writes exactly what
 it returns), so these rules are checked here at 256² and 512² without rendering; the rendered
 dataset in test_generate.py checks the written sidecars too.
 """
 import numpy as np
 import pytest
 
-from misigen.core.labels import atom_id, ligand_atom_id, residue_id
-from misigen.core.scene_plan import placed_labels, shown_structure
-from misigen.core.style import load_style
+from misigen.core.scene.labels import atom_id, ligand_atom_id, residue_id
+from misigen.core.scene.scene_plan import placed_labels, shown_structure
+from misigen.core.look.style import load_style
 from misigen.core.tasks import PartnerCatalog, load_suite, plan_samples
 from misigen.core.tasks.answers import parse_pocket_hbonds, parse_residue_answer
 
@@ -110,11 +110,11 @@ def _box_gap(box, u, v):
 @pytest.mark.slow      # takes long
 @pytest.mark.parametrize("size", [256, 512])
 def test_labels_touch_their_atom_or_have_a_leader(brd4, hivp, size):
-    """Issue 16.3: a drawn label is within ``touch_px`` of its anchor atom, or carries a leader line
+    """A drawn label is within ``touch_px`` of its anchor atom, or carries a leader line
     that starts on its box, ends on the atom's rim and crosses no other label or leader."""
-    from misigen.core.labels import line_pixels
-    from misigen.core.scene_plan import posed_coords
-    from misigen.core.style import atom_radii
+    from misigen.core.scene.labels import line_pixels
+    from misigen.core.scene.scene_plan import posed_coords
+    from misigen.core.look.style import atom_radii
 
     style = load_style("misi_bench", {"render": {"resolution": [size, size]}})
     touch = style["labels"]["touch_px"]
@@ -159,9 +159,9 @@ def test_labels_touch_their_atom_or_have_a_leader(brd4, hivp, size):
 
 
 def test_scale_bar_measures_angstroms_at_the_centre(brd4):
-    """Issue 16.6: the sidecar's scale bar is ``length`` Å long at the depth of the centre of
+    """The sidecar's scale bar is ``length`` Å long at the depth of the centre of
     rotation, in the bottom-left corner, and no label comes near it."""
-    from misigen.core.scene_plan import annotate, rotation_centre
+    from misigen.core.scene.scene_plan import annotate, rotation_centre
     from misigen.pipeline.views import plan_views
 
     style = load_style("misi_bench", {"render": {"resolution": [512, 512]}, "scale_bar": {"enabled": True}})
@@ -189,12 +189,12 @@ def test_scale_bar_measures_angstroms_at_the_centre(brd4):
 
 @pytest.mark.slow      # takes long
 def test_misi_plus_states_the_zoom_geometry_and_draws_a_scale_bar(brd4):
-    """Issue 16.6: misi_plus images carry the scale bar and its zooming prompt states the camera's
+    """misi_plus images carry the scale bar and its zooming prompt states the camera's
     distance to the centre of rotation (so the zoom follows from the images: scale ratio D / (D - d));
     misi_bench keeps MiSI-Bench's look and prompt."""
     import re
     from pathlib import Path
-    from misigen.core.scene_plan import annotate
+    from misigen.core.scene.scene_plan import annotate
 
     root = Path(SUITE).parent
     style = load_style("misi_bench", {"render": {"resolution": [256, 256]}})
@@ -218,10 +218,10 @@ def test_misi_plus_states_the_zoom_geometry_and_draws_a_scale_bar(brd4):
 
 
 def _label_sides(structures, sample, homes: bool = True) -> list[dict]:
-    """label id → side of its atom (core.labels.label_side) for each image of a sample; ``homes``
+    """label id → side of its atom (core.scene.labels.label_side) for each image of a sample; ``homes``
     False: each image laid out on its own, with no homes."""
-    from misigen.core.labels import label_items, label_side, layout_labels
-    from misigen.core.scene_plan import _layout_inputs, posed_coords
+    from misigen.core.scene.labels import label_items, label_side, layout_labels
+    from misigen.core.scene.scene_plan import _layout_inputs, posed_coords
     out = []
     for spec in sample.render_specs():
         shown = shown_structure(structures[spec.structure_id], spec.style, spec.parts, spec.residues)
@@ -255,10 +255,10 @@ def side_agreement(per_image: list[dict]) -> tuple[list, list]:
 @pytest.mark.slow      # takes long
 def test_labels_keep_their_side_across_a_question(complexes):
     """A label sits on the same side of its atom in every image of a question where that side has
-    room (core.labels.label_homes: one home per label and scene, from its six canonical views), so a
+    room (core.scene.labels.label_homes: one home per label and scene, from its six canonical views), so a
     reader can follow it from image to image. Measured on T4 and T9 of shared complexes at 256², where
     labels crowd, against the same images laid out each on its own."""
-    from misigen.core.loader import discover, load_structure
+    from misigen.core.structure.loader import discover, load_structure
     style = load_style("misi_bench", {"render": {"resolution": [256, 256]}})
     tasks = {t.name: t for t in load_suite(SUITE)}
     paths = [complexes / "paired" / n for n in ("bace", "cdk2", "tyk2")] + [complexes / "pdb" / "1hvi.pdb"]
@@ -301,7 +301,7 @@ def test_t9_loses_no_sample_for_a_label_at_256(complexes):
     """With the pocket's polar contacts labelled first, no T9 sample of the shared complexes is
     rejected at 256² because a label its answer needs is not drawn (both splits)."""
     from misigen.core.errors import InputError
-    from misigen.core.loader import discover, load_structure
+    from misigen.core.structure.loader import discover, load_structure
     style = load_style("misi_bench", {"render": {"resolution": [256, 256]}})
     t9 = {t.name: t for t in load_suite(SUITE)}["pocket_ligand_interaction"]
     planned, lost = 0, []

@@ -1,11 +1,11 @@
-"""Which model and alternate locations are read are options, stated (issue 21); before, the first
-model and the occupancy choice were taken silently."""
+"""Which model and alternate locations are read are options, stated in the manifest, not choices
+taken silently."""
 import numpy as np
 import pytest
 
 from misigen.core.errors import InputError
-from misigen.core.loader import StructureSource, discover, load_structure
-from misigen.core.readers import ReadOptions
+from misigen.core.structure.loader import StructureSource, discover, load_structure
+from misigen.core.structure.readers import ReadOptions
 
 
 def _two_models(src, dst, shift=5.0):
@@ -61,7 +61,7 @@ def test_bad_read_options(bad):
 
 @pytest.mark.slow      # runs run_blender.py in a subprocess
 def test_model_and_altloc_options_are_in_the_manifest_and_the_run(cli, examples, tmp_path):
-    """Before: no option; the first model and the occupancy choice were taken silently."""
+    """--model and --altloc are recorded in the manifest, per run and per input, and are part of the run."""
     import json
     from test_reading import _two_models
     inputs = tmp_path / "in"

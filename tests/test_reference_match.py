@@ -1,7 +1,7 @@
-"""Where misigen's H-bond finder differed from the reference implementation (ChimeraX `hbonds`,
-compared pair by pair with a running ChimeraX by benchmarks/bench_chimerax.py), and now agrees.
+"""Where misigen's H-bond finder follows the reference implementation (ChimeraX `hbonds`, compared
+pair by pair with a running ChimeraX by benchmarks/bench_chimerax.py) in a detail that decides pairs.
 
-Each case is checked on a small excerpt of the PDB entry where the difference was seen
+Each case is checked on a small excerpt of the PDB entry where the detail decides a pair
 (tests/data/excerpts/, cut by tests/data/make_excerpts.py; wwPDB data, CC0), with the reason
 next to it. The angles quoted are the ones a ChimeraX run reports for the same atoms.
 """
@@ -11,13 +11,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from misigen.core import ccd
-from misigen.core.interactions import find_interactions
-from misigen.core.interactions.hbond_geometry import angle
-from misigen.core.interactions.hydrogens import hydrogen_positions
-from misigen.core.interactions.atom_typing import type_structure
-from misigen.core.loader import discover, load_structure
-from misigen.core.readers import read_protein_file
+from misigen.core.chemistry import ccd
+from misigen.core.chemistry.interactions import find_interactions
+from misigen.core.chemistry.interactions.hbond_geometry import angle
+from misigen.core.chemistry.interactions.hydrogens import hydrogen_positions
+from misigen.core.chemistry.interactions.atom_typing import type_structure
+from misigen.core.structure.loader import discover, load_structure
+from misigen.core.structure.readers import read_protein_file
 
 EXCERPTS = Path(__file__).resolve().parent / "data" / "excerpts"
 
@@ -73,7 +73,7 @@ def test_planar_nh2_hydrogens_lie_in_the_averaged_plane_of_both_substituents():
     120 deg from N2-C1, in the plane of BOTH other substituents of C1 (it averages the two
     in-plane positions), not of one of them. The amidine is slightly twisted, and that moves the
     H enough to decide Ser190 OG: D-H...A 122.2 deg < 125 (hydroxyl acceptor rule), so ChimeraX
-    reports no bond there, and neither does misigen now (the one-substituent plane gave 125.4)."""
+    reports no bond there, and neither does misigen (the one-substituent plane would give 125.4)."""
     s = load("1bju_gp6")
     T = type_structure(s)
     n2 = row(s, "N2")
@@ -96,7 +96,7 @@ def test_planar_nh2_hydrogens_lie_in_the_averaged_plane_of_both_substituents():
 def test_ligand_conformer_with_the_higher_occupancy_is_used():
     """37T (2efj, theobromine-like) was modelled in two conformers, A and B, both at occupancy
     0.33. The reference picks a residue's conformer by highest mean occupancy, then lowest mean
-    B-factor (B: 21.4 vs 25.7), then letter; misigen used to take A. Conformer B makes the
+    B-factor (B: 21.4 vs 25.7), then letter, and so does misigen. Conformer B makes the
     bonds ChimeraX reports (Tyr18 OH...O6 3.05 A, Ser237 OG...N9 2.97 A); A would give
     Ser237 OG...O6 2.46 A instead."""
     s = load("2efj_37t", "37T:A:502")
@@ -133,7 +133,7 @@ def test_planar_n_that_is_no_acceptor_donates_next_to_a_metal(complexes):
     only when that N is an acceptor within 4.0 A of it (a metal-coordinating His or ring N);
     a backbone N is no acceptor, so ChimeraX reports these three bonds. misigen dropped every
     planar N near a metal and missed them."""
-    from misigen.core.interactions.hbond_rules import acceptor_rule
+    from misigen.core.chemistry.interactions.hbond_rules import acceptor_rule
     s = load_structure(discover([complexes / "pdb" / "4dst.pdb"])[0])
     T = type_structure(s)
     mg = [i for i in range(s.n_atoms) if s.element[i] == "Mg"]
@@ -153,7 +153,7 @@ def test_planar_n_that_is_no_acceptor_donates_next_to_a_metal(complexes):
 
 def pairs(s, definition):
     # every non-ligand group a partner, as the reference's hbonds run was (by default misigen's
-    # partners are protein residues only, issue 16: the 1bju sulfate would not count)
+    # partners are protein residues only: the 1bju sulfate would not count)
     return {(i.resseq, i.protein_atom, i.ligand_atom.split(".")[-1], i.donor)
             for i in find_interactions(replace(s, role=None), kinds=("hbond",), definition=definition)}
 
@@ -244,7 +244,7 @@ def test_terminal_imine_stays_npl_in_the_reference():
 
 
 def test_unknown_definition_is_refused():
-    from misigen.core.interactions.definitions import definition_names
+    from misigen.core.chemistry.interactions.definitions import definition_names
     assert set(definition_names()) == {"chimerax", "misigen"}
     with pytest.raises(ValueError, match="unknown H-bond definition"):
         find_interactions(load("4gql_r47"), definition="plip")

@@ -6,8 +6,8 @@ import pytest
 
 bpy = pytest.importorskip("bpy", reason="the render tests need bpy (pip install -e .[standalone])")
 
-from misigen.core.loader import discover  # noqa: E402
-from misigen.core.style import load_style  # noqa: E402
+from misigen.core.structure.loader import discover  # noqa: E402
+from misigen.core.look.style import load_style  # noqa: E402
 from misigen.pipeline.views import plan_views, render_structure_views  # noqa: E402
 
 pytestmark = pytest.mark.render       # renders with Cycles: not in the fast subset (-m "not slow and not render")
@@ -36,7 +36,7 @@ def rendered(tmp_path_factory, examples, small_style):
 
 def test_blender_projection_matches_core(brd4, small_style):
     from bpy_extras.object_utils import world_to_camera_view
-    from misigen.core.scene_plan import annotate, shown_structure
+    from misigen.core.scene.scene_plan import annotate, shown_structure
     from misigen.render.renderer import SceneRenderer
 
     for projection in ("perspective", "orthographic"):
@@ -133,10 +133,10 @@ FIXED_COLOURS = {"O": "#FF0D0D", "N": "#3050F8"}      # misi_bench's oxygen and 
 
 def _expected_direct_pixel(side, atom, lighting, pixel):
     """The direct model's colour at the centre of ``pixel`` (integer [u, v]) where its eye ray meets
-    ``atom``'s sphere, from the sidecar alone: core.shading lights the hit point and fades it by the
+    ``atom``'s sphere, from the sidecar alone: core.scene.shading lights the hit point and fades it by the
     sidecar's depth-cue ramp (black background). None where the ray misses the sphere."""
-    from misigen.core.shading import depth_cue_factor, shade_direct
-    from misigen.core.style import hex_to_rgb
+    from misigen.core.scene.shading import depth_cue_factor, shade_direct
+    from misigen.core.look.style import hex_to_rgb
 
     w, h = side["width"], side["height"]
     u, v = pixel[0] + 0.5, pixel[1] + 0.5
@@ -156,7 +156,7 @@ def _expected_direct_pixel(side, atom, lighting, pixel):
 
 def _highlight_pixel(side, atom, lighting):
     """The pixel of ``atom``'s specular highlight: where its normal halves the key light and the eye."""
-    from misigen.core.shading import unit
+    from misigen.core.scene.shading import unit
     c, r = np.array(atom["camera_xyz"]), atom["radius"]
     p = c + r * unit(unit(lighting["key_direction"]) + unit(-c))
     t = np.tan(np.radians(side["camera"]["fov_deg"]) / 2)
@@ -166,7 +166,7 @@ def _highlight_pixel(side, atom, lighting):
 
 def test_direct_lighting_matches_chimerax_formula(tmp_path, examples):
     """misi_bench's pixels are ChimeraX's default lighting with its depth cue, computed in numpy
-    (core.shading) from the sidecar: at the centre and at the key light's highlight of every clearly
+    (core.scene.shading) from the sidecar: at the centre and at the key light's highlight of every clearly
     visible O and N atom, within 8-bit rounding (the median) and the one-sample pixel jitter."""
     style = load_style("misi_bench", {"render": {"resolution": [384, 384]}})
     dull = dict(style["lighting"], reflectivity={**style["lighting"]["reflectivity"], "specular": 0.0})
@@ -219,7 +219,7 @@ def test_depth_cue_darkens_far_atoms(tmp_path, examples):
 def test_a_view_rendered_after_another_equals_it_rendered_alone(tmp_path, brd4):
     """One scene renders its views back to back (persistent data): every part must follow its new
     pose, so the second view is pixel for pixel that view rendered in a scene of its own."""
-    from misigen.core.scene_plan import shown_structure
+    from misigen.core.scene.scene_plan import shown_structure
     from misigen.pipeline.rendering import open_renderer, render_annotated
 
     style = load_style("misi_bench", {"render": {"resolution": [160, 160]}})
@@ -236,7 +236,7 @@ def test_a_view_rendered_after_another_equals_it_rendered_alone(tmp_path, brd4):
 def test_scenes_alive_together_keep_their_own_look(tmp_path, brd4):
     """A GUI session keeps its scene while the pipeline builds others: each scene's atoms and bonds use
     that scene's material, so a view rendered beside another scene equals it rendered alone."""
-    from misigen.core.scene_plan import shown_structure
+    from misigen.core.scene.scene_plan import shown_structure
     from misigen.pipeline.rendering import open_renderer, render_annotated
 
     cued = load_style("misi_bench", {"render": {"resolution": [128, 128]}})
@@ -256,7 +256,7 @@ def test_labels_drawn_in_their_boxes(tmp_path, examples, small_style):
     """Each label's text is drawn in its box: its glyph pixels white, inside the box; its outline
     dims what is under it to at most ``labels.outline_luminance`` (legible), and atoms show through
     the outlines (not all of their pixels are black, as an opaque outline would make them)."""
-    from misigen.core.labels import font_px
+    from misigen.core.scene.labels import font_px
     from misigen.render.labels import _LUMA, _sprite, _to_linear, label_corner
     src = discover([examples / "1hvi.pdb"])[0]
     summary = render_structure_views(src, small_style, tmp_path, ["front"], labels=True, device="cpu")
@@ -286,7 +286,7 @@ def test_labels_drawn_in_their_boxes(tmp_path, examples, small_style):
 
 
 def test_scale_bar_and_leaders_drawn_where_the_sidecar_says(tmp_path, examples):
-    """Issue 16.3/16.6: the scale bar's pixels are its colour between the sidecar's end points, with a
+    """The scale bar's pixels are its colour between the sidecar's end points, with a
     dark edge; every leader line is drawn (light pixels along it, in its dark outline)."""
     style = load_style("misi_bench", {"render": {"resolution": [256, 256], "samples": 1},
                                       "scale_bar": {"enabled": True}})

@@ -1,4 +1,4 @@
-"""``render`` names its files <id>_<view>[_<n>].png (issue 21; before: by hash, 1hvi_3f2a….png)."""
+"""``render`` names its files <id>_<view>[_<n>].png, readable names rather than hashes (1hvi_3f2a….png)."""
 import json
 
 from misigen.pipeline.views import view_image_names

@@ -1,4 +1,4 @@
-"""The report page's layout (issue 21): the nav bar wraps inside the page, bars in value order."""
+"""The report page's layout: the nav bar wraps inside the page, bars in value order."""
 import re
 import shutil
 import subprocess

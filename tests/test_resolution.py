@@ -1,11 +1,11 @@
-"""Resolution-independent planning (issue 21): the same inputs and seed give the same task mix and
+"""Resolution-independent planning: the same inputs and seed give the same task mix and
 answer balance at 128², 256² and 512²; below the suite's smallest resolution generate refuses."""
 from collections import Counter
 
 import pytest
 
-from misigen.core.loader import discover, load_structure
-from misigen.core.style import load_style
+from misigen.core.structure.loader import discover, load_structure
+from misigen.core.look.style import load_style
 from misigen.core.tasks import load_suite, plan_samples
 
 from test_tasks import SUITE
@@ -62,7 +62,8 @@ def test_pixel_threshold_of_an_old_spec_names_its_replacement(tmp_path):
 # ------------------------------------------------------------------ refusals and exit codes
 @pytest.mark.slow      # runs run_blender.py in a subprocess
 def test_below_the_suite_min_resolution_is_one_line_before_work(cli, examples, tmp_path):
-    """Before: 64² ran, lost translation, rotation, both composites and docking (64 "rejected" lines), exit 3."""
+    """64² is one line naming min_resolution, exit 2, nothing written (rather than a run that rejects
+    translation, rotation, both composites and docking sample by sample)."""
     out = tmp_path / "o"
     res = cli("generate", "--structures", examples / "1hvi.pdb", "--out", out, "--plan-only", "--resolution", "64", "64",
               "--no-progress")

@@ -26,7 +26,7 @@ def test_a_checkout_reads_its_top_level_folders():
 
 
 def test_user_presets_add_to_the_bundled_ones_but_cannot_replace_them(tmp_path, monkeypatch):
-    from misigen.core.style import load_style
+    from misigen.core.look.style import load_style
     monkeypatch.setenv("MISIGEN_PRESETS", str(tmp_path))
     (tmp_path / "mine.yaml").write_text("atom_scale: 0.5\n")
     (tmp_path / "draft.yaml").write_text("atom_scale: 0.9\n")        # shadows nothing
@@ -46,8 +46,8 @@ def test_user_presets_folder_defaults_to_the_config_folder(monkeypatch, tmp_path
 
 
 def test_saved_preset_holds_only_the_differences_and_reloads(tmp_path):
-    from misigen.core.presets import save_preset
-    from misigen.core.style import load_style
+    from misigen.core.look.presets import save_preset
+    from misigen.core.look.style import load_style
     style = load_style("draft", {"atom_scale": 0.3, "colors": {"ligand_carbon": "#00FF00"}})
     path = save_preset("my look!", style, tmp_path)
     assert path == tmp_path / "my_look.yaml"
@@ -140,7 +140,7 @@ def test_non_editable_install_runs_demo_from_anywhere(wheel, tmp_path):
 def test_a_preset_extends_another_and_each_value_is_blamed_on_its_file(tmp_path):
     """``extends:`` layers presets (publication is the soft look, converged); a bad value is blamed on
     the file that set it, and presets that extend each other in a circle are one clear error."""
-    from misigen.core.style import load_style
+    from misigen.core.look.style import load_style
     soft, publication = load_style("soft"), load_style("publication")
     assert publication["lighting"] == soft["lighting"] and publication["depth_cue"] == soft["depth_cue"]
     assert publication["render"]["samples"] == 32 and soft["render"]["samples"] == 2
@@ -164,7 +164,7 @@ def test_a_preset_extends_another_and_each_value_is_blamed_on_its_file(tmp_path)
     ({"lighting": {"reflectivity": {"specular": "shiny"}}}, "lighting.reflectivity.specular: expected float"),
 ])
 def test_lighting_and_depth_cue_settings_are_checked(override, message):
-    from misigen.core.style import load_style
+    from misigen.core.look.style import load_style
     with pytest.raises(InputError) as exc:
         load_style("misi_bench", override)
     assert message in exc.value.problem
@@ -174,7 +174,7 @@ def test_depth_cue_ramp_spans_the_back_half_of_the_bounding_sphere():
     """ChimeraX's ramp: from the depth of the shown atoms' bounding-box centre to the back of their
     (1 % padded) bounding sphere; a point keeps all its colour in front, none past the end."""
     import numpy as np
-    from misigen.core.shading import depth_cue_factor, depth_cue_range
+    from misigen.core.scene.shading import depth_cue_factor, depth_cue_range
     xyz = np.array([[0.0, 0.0, -50.0], [6.0, 8.0, -50.0], [0.0, 0.0, -70.0]])     # camera frame, looking down -Z
     radii = np.zeros(3)
     start, end = depth_cue_range(xyz, radii, {"enabled": True, "start": 0.5, "end": 1.0})

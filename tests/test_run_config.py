@@ -4,9 +4,9 @@ import dataclasses
 import pytest
 
 from misigen.core.errors import InputError
-from misigen.core.readers import ReadOptions
+from misigen.core.structure.readers import ReadOptions
 from misigen.core.resources import suite_path
-from misigen.core.style import load_style
+from misigen.core.look.style import load_style
 from misigen.pipeline.cli import build_parser
 from misigen.pipeline.commands.generate import config_from_args
 from misigen.pipeline.run_config import RunConfig

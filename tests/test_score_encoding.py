@@ -1,6 +1,5 @@
 """``score`` reads predictions in any UTF encoding with a byte-order mark, and says a file that is not
-text is not text, naming it (issue 21, build 6). Before: a UTF-16 or binary file gave a bare codec
-error naming no file."""
+text is not text, naming it (not a bare codec error that names no file)."""
 import os
 
 import pytest
@@ -11,7 +10,7 @@ pytestmark = pytest.mark.slow      # runs run_blender.py in subprocesses
 @pytest.fixture(scope="module")
 def dataset(tmp_path_factory, examples):
     from misigen.core.resources import suite_path
-    from misigen.core.style import load_style
+    from misigen.core.look.style import load_style
     from misigen.pipeline.generate import run_generate
     from misigen.pipeline.run_config import RunConfig
 

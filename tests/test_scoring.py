@@ -76,8 +76,8 @@ def test_docking_exact_needs_the_stated_order():
 
 
 def test_constant_docking_answer_scores_little():
-    """The issue's complaint: 'roll x 0, move x 0' averaged 0.53; now only a roll about the right
-    axis earns anything, and never the move half."""
+    """A constant 'roll x 0, move x 0' scores little (not 0.53): only a roll about the right axis
+    earns anything, and never the move half."""
     recs = [{"answer": f"roll {ax} {a}, move x {d}", "program": {"roll_range": [-90, 90]}}
             for ax in "xyz" for a in (-90, -45, 15, 60) for d in (-29, 25)]
     mean = sum(comp("docking", "roll x 0, move x 0", r) for r in recs) / len(recs)

@@ -4,7 +4,7 @@ import threading
 
 import numpy as np
 
-from misigen.core.scene_plan import SHOWN, ShownCache, shown_structure
+from misigen.core.scene.scene_plan import SHOWN, ShownCache, shown_structure
 from misigen.core.tasks.common import context_for
 from misigen.core.teaching import SidecarCache
 
@@ -25,7 +25,7 @@ def test_sidecar_cache_reads_the_shared_selection(brd4, style, monkeypatch):
     calls = []
     real = teaching.shown_structure
     monkeypatch.setattr(teaching, "shown_structure", lambda *a, **k: calls.append(a[2:]) or real(*a, **k))
-    from misigen.core.scene_plan import RenderSpec
+    from misigen.core.scene.scene_plan import RenderSpec
     from misigen.core.tasks.common import fit_camera
     shown = shown_structure(brd4, style)
     cam = fit_camera(shown.coords, np.ones(shown.n_atoms), style)

@@ -1,7 +1,7 @@
-"""SIGINT / SIGTERM stop a run cleanly, also while Cycles renders (issue 21, build 2).
+"""SIGINT / SIGTERM stop a run cleanly, also while Cycles renders.
 
-Before: a signal during ``bpy.ops.render.render`` came out as a KeyboardInterrupt traceback from
-Cycles' wrapper, the run went on to the end and exited 0.
+A signal during ``bpy.ops.render.render`` ends the run with 130, not a KeyboardInterrupt traceback
+from Cycles' wrapper with the run going on to the end and exiting 0.
 """
 import signal
 import subprocess

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from misigen.core.errors import InputError
-from misigen.core.loader import (discover, load_structure, pocket_residue_mask, safe_id,
+from misigen.core.structure.loader import (discover, load_structure, pocket_residue_mask, safe_id,
                                  shown_mask)
 
 NO_LIGAND = {"1hwu", "4day", "1rmd", "1vfy", "2pvb"}   # only waters / ions / caps as HETATM

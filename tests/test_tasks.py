@@ -1,4 +1,4 @@
-"""Task planners (issue 3): specs, answers, geometry, distractors, replay, determinism. No rendering."""
+"""Task planners: specs, answers, geometry, distractors, replay, determinism. No rendering."""
 import json
 import shutil
 from pathlib import Path
@@ -6,10 +6,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from misigen.core import geometry
+from misigen.core.scene import geometry
 from misigen.core.op_grammar import Op, format_ops, parse_ops
 from misigen.core.errors import InputError
-from misigen.core.scene_plan import shown_structure
+from misigen.core.scene.scene_plan import shown_structure
 from misigen.core.tasks.catalog import BUILTIN_MODULES
 from misigen.core.tasks import (REGISTRY, PartnerCatalog, answer_distribution, load_suite, plan_samples,
                                 score_answer, split_for, task_names)
@@ -282,7 +282,7 @@ def test_choice_options_are_a_2x2_product(tasks, brd4, hivp, style, name, partne
     one by the second, one by both — so nothing but the reasoning singles out the answer. The two
     changes act on different steps (knowing one step exactly leaves two options), and which change
     each factor makes is drawn per question among the spec's kinds."""
-    from misigen.core.necessity import needed, option_steps
+    from misigen.core.quality.necessity import needed, option_steps
     spec_d = tasks[name].data
     f1, f2 = spec_d["distractors"]["product"]
     assert f1["step"] != f2["step"]
@@ -416,7 +416,7 @@ def test_product_designs_leave_option_guessers_at_chance(tasks):
     Metropolis–Hastings magnitude partner) leaves every text-only guesser at 25 %, and needs each
     magnitude in well over a quarter of the questions. Without the acceptance rule the smaller
     magnitude is the answer too often; with MiSI-Bench's perturbations some guessers do far better."""
-    from misigen.core.audit import text_guessers
+    from misigen.core.quality.audit import text_guessers
     from misigen.core.tasks.distractors import paper_move_distractors, prior_weight
     product = tasks["interaction_location"].data["distractors"]["product"]
     table = product["magnitude_prior"]
@@ -492,7 +492,7 @@ def test_docking_replay_redocks(tasks, hivp, brd4, style):
 
 # ------------------------------------------------------------------ H-bond tasks (real finder)
 def test_pocket_ligand_lists_every_hbond(tasks, hivp, style):
-    from misigen.core.interactions import find_interactions
+    from misigen.core.chemistry.interactions import find_interactions
     samples, fails = plan(tasks, "pocket_ligand_interaction", hivp, style)
     assert len(samples) == 1 and not fails
     truth = {(i.resname, i.resseq, i.icode, i.protein_atom, i.chain, i.ligand_atom)
@@ -503,9 +503,9 @@ def test_pocket_ligand_lists_every_hbond(tasks, hivp, style):
 
 @pytest.mark.slow      # takes long
 def test_residue_ligand_yes_no_balanced_and_correct(tasks, hivp, style):
-    from misigen.core.interactions import find_interactions
-    from misigen.core.labels import atom_id, ligand_atom_id
-    from misigen.core.scene_plan import placed_labels
+    from misigen.core.chemistry.interactions import find_interactions
+    from misigen.core.scene.labels import atom_id, ligand_atom_id
+    from misigen.core.scene.scene_plan import placed_labels
     hb = [i for i in find_interactions(hivp) if i.kind == "hbond"]
     samples, fails = plan(tasks, "residue_ligand_interaction", hivp, style)
     n_yes_res = len({(i.chain, i.resseq, i.icode) for i in hb})
@@ -579,7 +579,7 @@ def test_interaction_location_centres_the_hbond(tasks, hivp, style):
 
 
 def _fake_interaction(s, prot_row, lig_row, **kw):
-    from misigen.core.interactions import Interaction
+    from misigen.core.chemistry.interactions import Interaction
     return Interaction(kind="hbond", protein_index=prot_row, ligand_index=lig_row, chain=str(s.chain[prot_row]),
                        resname=str(s.resname[prot_row]), resseq=int(s.resseq[prot_row]), icode=str(s.icode[prot_row]),
                        protein_atom=str(s.name[prot_row]), ligand_atom=str(s.name[lig_row]), donor="protein",
@@ -589,7 +589,7 @@ def _fake_interaction(s, prot_row, lig_row, **kw):
 @pytest.mark.slow      # takes long
 def test_hbond_tasks_with_fake_finder(tasks, brd4, style, monkeypatch):
     """T4/T8/T9 follow whatever the finder reports (its interface, not its chemistry)."""
-    import misigen.core.interactions as inter
+    import misigen.core.chemistry.interactions as inter
     s = brd4
     lig = np.nonzero(s.ligand & ~s.is_hydrogen)[0]
     prot = np.nonzero(~s.ligand & ~s.is_hydrogen & np.isin(s.element, ["N", "O"]))[0]
@@ -617,7 +617,7 @@ def test_hbond_tasks_with_fake_finder(tasks, brd4, style, monkeypatch):
 
 
 def test_no_hbonds_gives_failure_records(tasks, brd4, style, monkeypatch):
-    import misigen.core.interactions as inter
+    import misigen.core.chemistry.interactions as inter
     monkeypatch.setattr(inter, "find_interactions", lambda structure, kinds=("hbond",), **kw: [])
     common._CACHE.clear()
     try:
@@ -672,7 +672,7 @@ def test_ids_unique_and_questions_complete(tasks, brd4, style):
 def test_zooming_is_unavailable_with_an_orthographic_camera(tasks, brd4):
     """move z does not change an orthographic image: no zooming question, and that is not a failure
     of the run (category unavailable, so generate does not exit 3 for it)."""
-    from misigen.core.style import load_style
+    from misigen.core.look.style import load_style
     ortho = load_style("misi_bench", {"camera": {"projection": "orthographic"}})
     samples, fails = plan(tasks, "zooming", brd4, ortho)
     assert samples == [] and fails and all(f["category"] == "unavailable" for f in fails)

@@ -4,10 +4,10 @@ import json
 import numpy as np
 import pytest
 
-from misigen.core import geometry
+from misigen.core.scene import geometry
 from misigen.core.op_grammar import parse_ops
-from misigen.core.loader import discover, load_structure
-from misigen.core.scene_plan import shown_structure
+from misigen.core.structure.loader import discover, load_structure
+from misigen.core.scene.scene_plan import shown_structure
 from misigen.core.tasks import PartnerCatalog, load_suite, plan_samples, split_for
 from misigen.core.tasks.answers import parse_pocket_hbonds
 from misigen.core.tasks.common import spec_coords

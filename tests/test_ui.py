@@ -124,7 +124,7 @@ def test_task_preview_poses_each_image_as_the_pipeline_and_renders_the_sample(se
 def test_style_edits_reach_render_and_saved_preset(settings, examples, tmp_path):
     from PIL import Image
 
-    from misigen.core.style import load_style
+    from misigen.core.look.style import load_style
     assert bpy.ops.misigen.import_pdbbind(directory=str(examples / "wagner_brd4")) == {"FINISHED"}
     settings.ligand_carbon, settings.atom_scale, settings.labels = (0.0, 1.0, 0.0), 0.4, False
     assert bpy.ops.misigen.render_view() == {"FINISHED"}

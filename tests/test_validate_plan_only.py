@@ -1,10 +1,10 @@
-"""validate on a plan-only folder (issue 21): not "image missing" for every image; says what it checked."""
+"""validate on a plan-only folder: not "image missing" for every image; says what it checked."""
 import json
 
 import pytest
 
 from misigen.core.resources import suite_path
-from misigen.core.style import load_style
+from misigen.core.look.style import load_style
 from misigen.pipeline.generate import run_generate
 from misigen.pipeline.run_config import RunConfig
 from misigen.pipeline.validate import validate_dataset

@@ -20,14 +20,14 @@ function in ``core`` or ``pipeline``, whose other internals may change. Only ``o
 from __future__ import annotations
 
 from .core.errors import InputError
-from .core.loader import load
-from .core.readers import ReadOptions
-from .core.presets import save_preset
+from .core.structure.loader import load
+from .core.structure.readers import ReadOptions
+from .core.look.presets import save_preset
 from .core.resources import examples_dir, preset_names, preset_path, suite_path, user_presets_dir
-from .core.scene_plan import RenderSpec, pose, scene_atoms
-from .core.scene_plan import shown_structure as shown
-from .core.structure import Structure
-from .core.style import load_style, style_hash
+from .core.scene.scene_plan import RenderSpec, pose, scene_atoms
+from .core.scene.scene_plan import shown_structure as shown
+from .core.structure.model import Structure
+from .core.look.style import load_style, style_hash
 from .pipeline.generate import demo, generate
 from .pipeline.planning import load_task, load_tasks, partner_catalog, plan_task, record
 from .pipeline.rendering import open_renderer, render_annotated, render_sample

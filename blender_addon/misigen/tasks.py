@@ -19,14 +19,14 @@ change. It needs no Blender.
 from __future__ import annotations
 
 from .core.errors import InputError
-from .core.labels import LabelPlan, atom_id, ligand_atom_id, residue_id
+from .core.scene.labels import LabelPlan, atom_id, ligand_atom_id, residue_id
 from .core.op_grammar import Op, format_number, format_ops, parse_ops
 from .core.rationale.evidence import Fact, Facts, View, atom_key, fmt
 from .core.rationale.estimates import distance, estimate_vector, margin_rounding, quote_error, reading_error
 from .core.rationale.readings import (NoRationale, cite_somewhere, nearest_view, ops_text, ordered_bonds,
                                       scale_from_bond, step_round, view_number)
 from .core.rationale.scales import scale_near
-from .core.sidecar import Sidecar
+from .core.scene.sidecar import Sidecar
 from .core.tasks.answer_kinds import AnswerKind
 from .core.tasks.base import Planner, Unavailable
 from .core.tasks.common import COMPLEX, LETTERS, Planned, Rejected, balanced_order, range_values, rnd

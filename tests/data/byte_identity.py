@@ -1,7 +1,6 @@
 """Byte-identity fixture: sha256 of ``annotations.jsonl`` for every suite on bundled inputs.
 
-Made before the issue-17 refactor (one task, one module) so that moving code cannot change a
-record. ``tests/test_byte_identity.py`` regenerates each case and compares.
+Recorded hashes, so that moving code cannot change a record unnoticed. ``tests/test_byte_identity.py`` regenerates each case and compares.
 
 Deliberate behaviour changes (new options, prompts, programs …) change these hashes. Re-bless
 them knowingly, and say so in the commit message:

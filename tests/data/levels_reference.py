@@ -32,7 +32,7 @@ SPLITS = ("test", "train")
 def fixture_of(records: list[dict]) -> dict:
     """Per task type: splits, strata and graded features of its reference records (in id order)."""
     sys.path.insert(0, str(ROOT / "blender_addon"))
-    from misigen.core.levels import stratum
+    from misigen.core.quality.levels import stratum
     from misigen.core.tasks import REGISTRY
 
     out: dict = {}
@@ -48,7 +48,7 @@ def fixture_of(records: list[dict]) -> dict:
 
 
 def records_of(fixture: dict) -> dict:
-    """Per task type, records with just what ``core.levels`` reads (the stratum as a balance class)."""
+    """Per task type, records with just what ``core.quality.levels`` reads (the stratum as a balance class)."""
     out = {}
     for name, t in fixture.items():
         recs = []
@@ -99,7 +99,7 @@ def main(argv: list[str]) -> int:
         FIXTURE.write_text(dump(fresh))
         print(f"wrote {FIXTURE}")
     old = json.loads(FIXTURE.read_text()) if FIXTURE.is_file() else {}
-    from misigen.core import levels
+    from misigen.core.quality import levels
     from misigen.core.tasks import REGISTRY
     bad = 0
     for name, recs in records_of(fresh).items():

@@ -7,9 +7,9 @@ rendered: a ``--level`` filter then costs no render, and runs that do not render
 """
 from __future__ import annotations
 
-from .difficulty import LEVELS, difficulty_features, grade
+from .quality.difficulty import LEVELS, difficulty_features, grade
 from .rationale import write_rationale
-from .scene_plan import annotate, shown_structure
+from .scene.scene_plan import annotate, shown_structure
 
 
 class SidecarCache:

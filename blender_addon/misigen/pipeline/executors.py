@@ -25,7 +25,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..core.preload import preload_rdkit
+from ..core.structure.preload import preload_rdkit
 from .output import OutputError
 from .planners import Feed, planners_for, usable_cores
 from .run_folder import PARTS_DIR, TOKEN_PREFIX, store_files, write_failure_part

@@ -32,7 +32,7 @@ def dataset_exit_code(manifest: dict) -> int:
     """3 if the dataset records failed inputs, structures or samples. Non-structure files, samples a
     complex cannot supply (category "unavailable": a spec count is a maximum), questions left out
     by ``--level`` (category "level") and rejected samples within the suite's ``rejection_budget``
-    (per task, a fraction of the samples asked for) do not count; 4 (before 3) if the audit failed."""
+    (per task, a fraction of the samples asked for) do not count. 4 if the audit failed, which outranks 3."""
     if manifest.get("audit") and not manifest["audit"]["ok"]:
         return EXIT_AUDIT
     counts = manifest["counts"]

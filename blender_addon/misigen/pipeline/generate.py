@@ -12,13 +12,13 @@ import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..core.duplicates import duplicate_groups, with_split_keys
+from ..core.structure.duplicates import duplicate_groups, with_split_keys
 from ..core.errors import InputError
 from ..core.failures import Failure
-from ..core.loader import Discovery, discover_inputs
-from ..core.readers import DEFAULT_READ, ReadOptions
+from ..core.structure.loader import Discovery, discover_inputs
+from ..core.structure.readers import DEFAULT_READ, ReadOptions
 from ..core.resources import demo_structures
-from ..core.style import style_hash
+from ..core.look.style import style_hash
 from ..version import __version__
 from . import signals
 from .dataset_card import input_notices, write_dataset_card
@@ -119,7 +119,7 @@ def _run_locked(setup: RunSetup, config: RunConfig, lock, t_start: float) -> dic
                            config.per_worker or DEFAULT_STRUCTURES_PER_WORKER, config.planners,
                            **config.ray_options)              # an executor that cannot run fails here
     stats = RunStats(units=len(setup.mine), skipped=len(setup.mine) - len(todo))
-    from ..core.ligand import prefetch_templates
+    from ..core.chemistry.ligand import prefetch_templates
     prefetch_templates([setup.ctx.catalog[i] for i in todo])    # one CCD read for all HETATM ligands here
     ctx = setup.ctx
     remember_tasks(ctx, setup.tasks)

@@ -388,7 +388,7 @@ def planner_main() -> int:
     back, until its renderer goes away (EOF, or it is no longer this process's parent)."""
     from multiprocessing.connection import Connection
 
-    from ..core.preload import preload_rdkit
+    from ..core.structure.preload import preload_rdkit
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)      # Ctrl-C is the renderer's to handle; it ends us
     _exit_with_parent()

@@ -10,9 +10,9 @@ import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..core.camera import Camera
-from ..core.scene_plan import RenderSpec, annotate, shown_structure
-from ..core.structure import Structure
+from ..core.scene.camera import Camera
+from ..core.scene.scene_plan import RenderSpec, annotate, shown_structure
+from ..core.structure.model import Structure
 from . import signals
 from .output import dumps, fatal_output_error, inside, write_bytes_atomic, write_json_atomic
 from .progress import stage

@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core.errors import InputError
-from ..core.readers import ReadOptions
+from ..core.structure.readers import ReadOptions
 from ..core.resources import suite_path
-from ..core.style import load_style
+from ..core.look.style import load_style
 
 SPLIT_MODES = ("auto", "train", "test")   # auto: deterministic by structure (490/3993 to test)
 LEVELS = ("easy", "medium", "hard")
@@ -105,5 +105,5 @@ class RunConfig:
         if self.planners != "auto":
             _at_least("--planners", self.planners, 0)
         if self.ligand:
-            from ..core.ligand import parse_selectors
+            from ..core.chemistry.ligand import parse_selectors
             parse_selectors(self.ligand)

@@ -2,8 +2,8 @@
 
 Python runs a signal handler only between bytecodes of the main thread. During
 ``bpy.ops.render.render`` the main thread sits in Cycles' C code, so the default handler's
-``KeyboardInterrupt`` surfaced inside Cycles' own Python wrapper when the render returned, where
-Blender printed and swallowed it, and the run went on (issue 21). Here:
+``KeyboardInterrupt`` would surface inside Cycles' own Python wrapper when the render returns, where
+Blender prints and swallows it, and the run would go on. Here:
 
 - outside a render, a signal raises ``KeyboardInterrupt`` at once, as usual;
 - inside ``rendering()``, the handler only notes it; leaving the block raises it, so a render that

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from ..core.errors import InputError
 from ..core.failures import Failure
-from ..core.loader import StructureSource, load_structure
+from ..core.structure.loader import StructureSource, load_structure
 from ..core.tasks.common import MISI_BENCH_TEST_FRACTION
 from .output import OutputError, dumps, fatal_output_error
 from .progress import stage

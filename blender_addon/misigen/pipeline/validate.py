@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..core.sidecar import Sidecar
+from ..core.scene.sidecar import Sidecar
 from ..core.tasks import REGISTRY, score_answer
 from ..core.tasks.spec import load_dataset_modules
 from . import progress

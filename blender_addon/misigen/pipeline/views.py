@@ -9,15 +9,15 @@ from pathlib import Path
 
 import numpy as np
 
-from ..core import geometry
-from ..core.camera import frame_points
+from ..core.scene import geometry
+from ..core.scene.camera import frame_points
 from ..core.errors import InputError
 from ..core.failures import Failure
 from ..core.op_grammar import parse_ops
-from ..core.loader import StructureSource, load_structure
-from ..core.readers import DEFAULT_READ
-from ..core.scene_plan import RenderSpec, part_matrices, posed_coords, shown_structure
-from ..core.style import atom_radii
+from ..core.structure.loader import StructureSource, load_structure
+from ..core.structure.readers import DEFAULT_READ
+from ..core.scene.scene_plan import RenderSpec, part_matrices, posed_coords, shown_structure
+from ..core.look.style import atom_radii
 from ..version import __version__
 from . import summaries
 from .output import append_jsonl, write_json_atomic

@@ -12,8 +12,8 @@ from pathlib import Path
 import bpy
 import numpy as np
 
-from ..core.labels import OUTLINE_PX, font_px
-from ..core.style import hex_to_rgb
+from ..core.scene.labels import OUTLINE_PX, font_px
+from ..core.look.style import hex_to_rgb
 
 
 def font_file(font_name: str) -> Path:
@@ -32,7 +32,7 @@ def _font(font_name: str, size: int):
 @functools.lru_cache(maxsize=8192)
 def _sprite(text: str, font_name: str, size: int):
     """(fill mask, outline mask, rows above the baseline) of one label text; the box's top-left corner
-    is (0, 0) and the baseline sits on the box's bottom edge less the outline, as core.labels lays it
+    is (0, 0) and the baseline sits on the box's bottom edge less the outline, as core.scene.labels lays it
     out. The outline is every pixel within one of a glyph pixel at full strength (a soft edge would let
     bright atoms through right beside the strokes)."""
     from PIL import Image, ImageDraw, ImageFilter

@@ -1,7 +1,7 @@
 """Materials and world lighting built by code (so they diff and review like code).
 
 Two lighting models (``lighting.model`` of a preset):
-- ``direct``: the material computes ChimeraX's default lighting itself (``core/shading.py`` is the
+- ``direct``: the material computes ChimeraX's default lighting itself (``core/scene/shading.py`` is the
   same formula in numpy) and emits the result; the scene has no lights and a plain background, so
   Cycles traces camera rays only: noise-free at one sample. It shades sRGB values, as ChimeraX's
   OpenGL shader does, and the scene's view transform is Raw, so the pixel is the formula's value.
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import bpy
 
-from ..core.shading import light_terms
+from ..core.scene.shading import light_terms
 
 COLOUR_ATTRIBUTE = "atom_color"   # not "color"/"radius": avoid built-in attribute names
 FILL_PROPERTY = "misigen_fill"    # scene property: the path model's headlight strength
@@ -69,7 +69,7 @@ def set_depth_cue(material, ramp) -> None:
 
 
 def _depth_cue_factor(g: _Graph):
-    """1 in front of the ramp's start, 0 beyond its end, linear between (core.shading.depth_cue_factor)."""
+    """1 in front of the ramp's start, 0 beyond its end, linear between (core.scene.shading.depth_cue_factor)."""
     depth = g.node("ShaderNodeCameraData").outputs["View Z Depth"]
     ramp = g.node("ShaderNodeMapRange", clamp=True, name=CUE_NODE)
     g.feed(ramp.inputs["Value"], depth)
@@ -89,7 +89,7 @@ def _new_material(name: str):
 
 def direct_material(name: str, lighting: dict, background_srgb) -> bpy.types.Material:
     """An emission-only material computing ChimeraX's key + fill + ambient lighting with the key's
-    Phong highlight, faded toward ``background_srgb`` by depth (``core.shading.shade_direct``)."""
+    Phong highlight, faded toward ``background_srgb`` by depth (``core.scene.shading.shade_direct``)."""
     t = light_terms(lighting)
     mat = _new_material(name)
     g = _Graph(mat.node_tree)

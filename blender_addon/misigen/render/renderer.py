@@ -10,11 +10,11 @@ import bpy
 import mathutils
 import numpy as np
 
-from ..core import geometry
-from ..core.camera import Camera
-from ..core.shading import depth_cue_range
-from ..core.structure import Structure
-from ..core.style import atom_colours, atom_radii, hex_to_rgb
+from ..core.scene import geometry
+from ..core.scene.camera import Camera
+from ..core.scene.shading import depth_cue_range
+from ..core.structure.model import Structure
+from ..core.look.style import atom_colours, atom_radii, hex_to_rgb
 from .device import select_device
 from .labels import draw_overlay
 from .quiet import QuietStdout, quiet_stdout
@@ -218,7 +218,7 @@ class SceneRenderer:
                 child.hide_render = part not in parts
 
     def set_depth_cue(self, cam: Camera, mats: dict, parts=("protein", "ligand")) -> None:
-        """Place the depth-cue ramp of this view (``core.shading.depth_cue_range`` of the shown parts,
+        """Place the depth-cue ramp of this view (``core.scene.shading.depth_cue_range`` of the shown parts,
         posed); the sidecar records the same ramp."""
         s, xyz, radii = self.shown, [], []
         all_radii = atom_radii(s, self.style)

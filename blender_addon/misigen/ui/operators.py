@@ -95,7 +95,7 @@ class MISIGEN_OT_import_ligand_file(bpy.types.Operator, _ImportOptions, ImportHe
     def execute(self, context):
         from pathlib import Path
 
-        from ..core.readers import PROTEIN_SUFFIXES
+        from ..core.structure.readers import PROTEIN_SUFFIXES
         ligand = Path(self.filepath)
         protein = Path(bpy.path.abspath(self.protein)) if self.protein else None
         if protein is None:

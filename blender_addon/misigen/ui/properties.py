@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import bpy
 
-from ..core.geometry import canonical_views
+from ..core.scene.geometry import canonical_views
 from ..core.resources import preset_names
-from ..core.style import hex_to_rgb
+from ..core.look.style import hex_to_rgb
 from ..core.tasks import task_names
 from ..render.device import DEVICE_NAMES
 

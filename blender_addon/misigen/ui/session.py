@@ -17,8 +17,8 @@ import bpy
 
 from .. import api
 from ..core.errors import InputError
-from ..core.presets import style_overrides
-from ..core.style import hex_to_rgb
+from ..core.look.presets import style_overrides
+from ..core.look.style import hex_to_rgb
 from .preferences import device, presets_dir
 from .style_keys import COLOUR_PROPS, STYLE_KEYS, colour_to_hex
 
@@ -214,7 +214,7 @@ class _Keyed:
 def example_partners(structure) -> dict:
     """Complexes a previewed sample may pair with (T5's target): the bundled examples other than
     the one shown (a dataset run pairs within its own structure list instead)."""
-    from ..core.loader import discover
+    from ..core.structure.loader import discover
     out = {}
     for source in discover([api.examples_dir()]):
         if source.id != structure.id:

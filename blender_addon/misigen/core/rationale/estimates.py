@@ -19,7 +19,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..geometry import canonical_views, rotation_matrix, view_ops
+from ..scene.geometry import canonical_views, rotation_matrix, view_ops
 from .evidence import Fact, Facts, NoRationale, View, fmt
 from .scales import Scale, reading_table, say_scale, scale_near
 

@@ -1,11 +1,11 @@
 """The H-bond distance limits a rationale quotes and ``replay`` checks: the precise limit of the
 acceptor rule the finder matched, relaxed by ChimeraX's default slop, and the limits of the two
 cases without one rule. Every number is read from ``core/data/interactions/hbond_criteria.yaml``
-(``core.interactions.hbond_limits``).
+(``core.chemistry.interactions.hbond_limits``).
 """
 from __future__ import annotations
 
-from ..interactions.hbond_limits import criterion_limit, relaxation, shared_proton_limit, widest_limit
+from ..chemistry.interactions.hbond_limits import criterion_limit, relaxation, shared_proton_limit, widest_limit
 
 SLOP = relaxation()["distance"]           # Å: ChimeraX's default distance relaxation (the prompt states it)
 SHARED_PROTON = shared_proton_limit().distance   # Å: a shared proton's limit, not relaxed

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..geometry import view_ops
+from ..scene.geometry import view_ops
 from ..op_grammar import format_number
 from .evidence import Fact, Facts, NoRationale, View, atom_key
 from .scales import bond_scale, standard_length

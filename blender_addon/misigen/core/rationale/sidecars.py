@@ -2,7 +2,7 @@
 come from), for runs and tests that do not render."""
 from __future__ import annotations
 
-from ..scene_plan import annotate, shown_structure
+from ..scene.scene_plan import annotate, shown_structure
 
 
 def sample_sidecars(sample, structures: dict, image_path=None) -> dict:

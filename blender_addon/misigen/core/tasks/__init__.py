@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ..style import suite_style
+from ..look.style import suite_style
 from .base import run_planner
 from .common import Planned, Rejected, Sample, split_for
 from .pairing import PartnerCatalog

@@ -10,7 +10,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Callable
 
-from ..equivalence import Equivalence
+from ..chemistry.equivalence import Equivalence
 from . import baselines, guessers, rederive
 from .answers import canonical, parse_residue_answer, parse_pocket_hbonds, parse_residues, parse_yesno
 from .composite import list_scores
@@ -30,7 +30,7 @@ class AnswerKind:
     audit: Callable | None = None          # (records, rows, section, load_image): guessers of every such task
     guessers: tuple = ()                   # names (or regular expressions) of the guessers ``audit`` reports
     # (entry, Equivalence) → the entry's equivalence-class key: entries naming equivalent atoms
-    # (ASP OD1/OD2, a ligand's symmetric atoms; core/equivalence.py) are one answer
+    # (ASP OD1/OD2, a ligand's symmetric atoms; core/chemistry/equivalence.py) are one answer
     equivalent: Callable | None = None
 
     def score(self, strict: str | None, truth: str, program: dict | None = None) -> dict | None:

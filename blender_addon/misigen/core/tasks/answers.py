@@ -144,7 +144,7 @@ def format_letter(index: int) -> str:
 # ------------------------------------------------------------------ canonical form (exact match)
 def canonical(kind: str, text: str, equivalence=None) -> str:
     """The answer re-formatted from its parse, so spacing and case do not matter. With an
-    ``equivalence`` (``core.equivalence.Equivalence``), H-bond answers name every atom by the first
+    ``equivalence`` (``core.chemistry.equivalence.Equivalence``), H-bond answers name every atom by the first
     name of its equivalence class (ASP OD2 → OD1), bonds sorted, each distinct bond once."""
     if kind == "ops":
         return format_ops(parse_ops(text))

@@ -6,9 +6,9 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..geometry import view_ops
-from ..labels import LabelPlan, atom_id, ligand_atom_id, residue_id
-from ..scene_plan import RenderSpec, placed_labels
+from ..scene.geometry import view_ops
+from ..scene.labels import LabelPlan, atom_id, ligand_atom_id, residue_id
+from ..scene.scene_plan import RenderSpec, placed_labels
 from . import prompts
 from .common import COMPLEX, Context, Planned, Rejected, Sample, context_for, make_rng, same_pose, sample_seed
 from .schema import fill_template

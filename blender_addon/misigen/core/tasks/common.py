@@ -12,12 +12,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import geometry
-from ..camera import Camera, fit_camera
+from ..scene import geometry
+from ..scene.camera import Camera, fit_camera
 from ..op_grammar import Op, format_number
-from ..scene_plan import PARTS, RenderSpec, part_matrices, pocket_keep, posed_coords, shown_structure
-from ..structure import Structure
-from ..style import atom_radii, style_hash
+from ..scene.scene_plan import PARTS, RenderSpec, part_matrices, pocket_keep, posed_coords, shown_structure
+from ..structure.model import Structure
+from ..look.style import atom_radii, style_hash
 
 LETTERS = "ABCD"
 COMPLEX = ("protein", "ligand")
@@ -252,7 +252,7 @@ class Context:
         """Protein–ligand interactions of one kind of the full structure, one per partner identity
         (an H-bond's: its residue and two atoms), in the finder's order."""
         def make():
-            from ..interactions import find_interactions
+            from ..chemistry.interactions import find_interactions
             seen, out = set(), []
             for it in find_interactions(self.structure, kinds=(kind,), definition=definition,
                                           keep=pocket_keep(self.style)):
@@ -263,8 +263,8 @@ class Context:
         return self._memo(("interactions", kind, definition), make)
 
     def ligand_classes(self) -> list:
-        """The ligand's symmetry classes (``core.equivalence.ligand_classes``), as records carry them."""
-        from ..equivalence import structure_ligand_classes
+        """The ligand's symmetry classes (``core.chemistry.equivalence.ligand_classes``), as records carry them."""
+        from ..chemistry.equivalence import structure_ligand_classes
         return self._memo(("ligand_classes",), lambda: structure_ligand_classes(self.structure))
 
     def group_rows(self, it) -> tuple[list[int], list[int]]:

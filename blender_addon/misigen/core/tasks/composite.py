@@ -4,7 +4,7 @@ is its folder's (``shared/cloze.py``: one command, T1 and T2; ``docking/checks.p
 - ``closeness``: 1 at the truth, falling linearly to 0 at a given span away (the rules above use it).
 - ``list_scores`` (lists of bonds or residues, compared as sets, a repeated entry counts once;
   H-bonds as counted equivalence-class keys, so ASP OD2 for OD1 or a ligand atom of the same
-  symmetry class is the same bond and a bidentate pair stays two, core/equivalence.py):
+  symmetry class is the same bond and a bidentate pair stays two, core/chemistry/equivalence.py):
   when the truth is empty, 1 for "No" and 0 otherwise; when it has entries T and the prediction
   lists P: 0 for "No" or when |P| > 2|T|; 0.5 when P ⊋ T; otherwise |P ∩ T| / |P| (precision).
   Also F1 = 2|P ∩ T| / (|P| + |T|) (1 / 0 for an empty truth).
@@ -21,7 +21,7 @@ def closeness(pred: float, true: float, scale: float) -> float:
 
 def list_scores(entries, strict: str | None, truth: str) -> dict:
     """Scores of a list answer; ``entries(text)`` → (says there is none, the entries: a set, or a
-    Counter when equivalent entries are counted as one key — core/equivalence.py)."""
+    Counter when equivalent entries are counted as one key — core/chemistry/equivalence.py)."""
     said, T = entries(truth)
     T = Counter(T)
     n_true = sum(T.values())

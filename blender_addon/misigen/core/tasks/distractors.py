@@ -3,7 +3,7 @@
 Shortcut-free design ("product"): the four options are the full 2×2 product of two changes that
 act on DIFFERENT steps of the true program (T5: the translation × the rotation; T6: the first
 roll × the second; T8: the x move × the y move). Knowing one step exactly still leaves two
-options, so every step is needed (``core/necessity.py`` measures it). Which change a factor makes
+options, so every step is needed (``core/quality/necessity.py`` measures it). Which change a factor makes
 is drawn at random per question among the spec's kinds (sign: v ↔ −v; magnitude: |v| ↔ |v'| with
 the sign kept; axis: a ↔ a'). Each change pairs values symmetrically (the partner of the partner
 is the original, drawn with the same probability), so every option stands in the same relation

@@ -1,5 +1,5 @@
 """Interaction kinds the H-bond tasks (T4, T8, T9) can ask about, with the words and criteria
-their prompts state: what the finder's kind table says (``core.interactions.KINDS``; the numbers
+their prompts state: what the finder's kind table says (``core.chemistry.interactions.KINDS``; the numbers
 and words are in ``core/data/interactions/*.yaml``), so a prompt never disagrees with the ground truth.
 
 Answer forms: H-bonds keep MiSI-Bench's atom-level forms; the other kinds are asked at the
@@ -8,7 +8,7 @@ residue level — T4 ``Yes`` / ``No``, T9 a list of residues ``ASP 189 A; LYS 70
 """
 from __future__ import annotations
 
-from ..interactions import KINDS
+from ..chemistry.interactions import KINDS
 
 NAMES = tuple(KINDS)
 

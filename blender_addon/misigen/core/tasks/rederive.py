@@ -3,14 +3,14 @@
 Answer-kind checks (``check``: the answer agrees with the record's program) live here; each task's
 re-derivation (``TaskType.rederive``: the answer replays on the sidecars) is in its folder, using
 the answer readers and ``named_atoms_exist`` below. Each returns a list of problems (empty = fine).
-``sidecar(rel)`` → a ``core.sidecar.Sidecar`` or None.
+``sidecar(rel)`` → a ``core.scene.sidecar.Sidecar`` or None.
 """
 from __future__ import annotations
 
 from collections import Counter
 
 
-from ..equivalence import Equivalence
+from ..chemistry.equivalence import Equivalence
 from ..op_grammar import parse_ops
 from .answers import parse_pocket_hbonds, parse_residue_answer
 
@@ -49,7 +49,7 @@ RESIDUE_KEY = ("resname", "protein_atom", "ligand_atom")
 
 
 def _bond_set(bonds, keys, program=None) -> Counter:
-    """The distinct bonds as equivalence-class keys, counted (core/equivalence.py): OD1 or OD2 of
+    """The distinct bonds as equivalence-class keys, counted (core/chemistry/equivalence.py): OD1 or OD2 of
     an ASP, or either atom of a ligand symmetry class, is the same bond."""
     eq = Equivalence.of(program)
     out: Counter = Counter()

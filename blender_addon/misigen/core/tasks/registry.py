@@ -46,29 +46,29 @@ class TaskType:
     # scoring: (strict, truth, program, exact) → composite in [0, 1]; None = the exact match
     composite: Callable | None = None
     paper_average: bool = False            # counted in MiSI-Bench's "Avg." row (its own tasks say True)
-    # validate: (record, sidecar) → problems; ``sidecar(rel)`` gives a ``core.sidecar.Sidecar`` or None
+    # validate: (record, sidecar) → problems; ``sidecar(rel)`` gives a ``core.scene.sidecar.Sidecar`` or None
     rederive: Callable | None = None
     # audit: (records, rows, section, load_image) → None; adds this task's guessers to ``rows``
     audit: Callable | None = None
     guessers: tuple = ()                   # names (or regular expressions) of the guessers ``audit`` reports
     # necessity: program → (each option's steps, the correct option's index) or None; the audit then
-    # measures how often each step is needed (``core/necessity.py``); None = not a stepped choice task
+    # measures how often each step is needed (``core/quality/necessity.py``); None = not a stepped choice task
     option_steps: Callable | None = None
     # baseline: (records of the task) → (record, rng, atoms) → a random answer; None = the answer kind's
     random_answer: Callable | None = None
     # training extras (``core/teaching.py``): (record, views, facts, writer) → None writes the step-by-step
     # rationale from the sidecars (the readings of ``core/rationale``); None = records without one
     rationale: Callable | None = None
-    # (record, sidecars) → {feature: value} of this task's difficulty (``core/difficulty.py``)
+    # (record, sidecars) → {feature: value} of this task's difficulty (``core/quality/difficulty.py``)
     difficulty: Callable | None = None
     # the difficulty features its ``level`` grades (which way is harder: ``core/data/difficulty.yaml``);
     # None = that file's ``default`` list
     level_features: tuple | None = None
-    # its calibrated level table (``core/levels.py``; ``<folder>/levels.yaml``, written by
+    # its calibrated level table (``core/quality/levels.py``; ``<folder>/levels.yaml``, written by
     # ``calibrate-levels``); None or a missing file: the fixed thresholds of ``core/data/difficulty.yaml``
     level_table: Path | None = None
     # balance-class keys (``program["balance_class"]``) its levels are ranked within, so that each
-    # level keeps the answer balance (``core/levels.py``)
+    # level keeps the answer balance (``core/quality/levels.py``)
     level_strata: tuple = ()
     # its program type (``program.Program``): how every reader of the task reads ``record["program"]``
     program: type | None = None

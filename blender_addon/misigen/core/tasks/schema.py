@@ -11,7 +11,7 @@ import math
 import string
 
 from ..errors import InputError
-from ..geometry import canonical_views
+from ..scene.geometry import canonical_views
 from .common import range_values
 
 # ------------------------------------------------------------------ a small schema language
@@ -187,8 +187,8 @@ def merge_knobs(d: dict, suite_knobs: dict, accepted: Map | None) -> None:
     d["difficulty"] = block if any(v is not None for v in block.values()) else None
 
 
-# Screen thresholds were pixels until they became fractions of the image width (issue 21: a
-# pixel count meant a different dataset at every resolution).
+# Screen thresholds are fractions of the image width (a pixel count would mean a different
+# dataset at every resolution); the old ``*_px`` keys are refused with how to convert them.
 _PX_RENAMED = {f"{k}_px": f"write {k}: a fraction of the image width (old px value / 256 for 256² runs)"
                for k in ("min_view_change", "min_option_view", "min_screen_gap", "min_rotation_view")}
 

@@ -22,8 +22,8 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..resources import task_specs_dir
-from ..style import read_yaml
-from ..interactions.definitions import definition_names
+from ..look.style import read_yaml
+from ..chemistry.interactions.definitions import definition_names
 from .catalog import REGISTRY, task_names, task_type
 from .common import MISI_BENCH_TEST_FRACTION
 from .schema import KNOBS, REQUIRED, Bool, Enum, Int, List, Map, Num, Str, check_template, merge_knobs
@@ -46,7 +46,7 @@ BASE_FIELDS = frozenset({"structure", "ligand", "n_images", "image_list", "colou
                          "command_grammar", "answer_format"})
 
 KNOWN_SHORTCUT = Map({"task": (Str(), REQUIRED), "guesser": (Str(), REQUIRED), "reason": (Str(), REQUIRED)})
-# necessity (core/necessity.py): a step needed in fewer questions than min_needed fails the audit;
+# necessity (core/quality/necessity.py): a step needed in fewer questions than min_needed fails the audit;
 # magnitudes: per task, the least share of questions in which each step's magnitude must be needed
 NECESSITY = Map({"min_needed": (Num(0, 1), 0.5),
                  "magnitudes": (List(Map({"task": (Str(), REQUIRED), "min_needed": (Num(0, 1), REQUIRED)}),
@@ -58,7 +58,7 @@ SUITE = Map({
     "modules": (List(Str(), min_len=0), []),
     "split": (Map({"test_fraction": (Num(0, 1), MISI_BENCH_TEST_FRACTION)}), {}),
     "camera": (Map({"zoom_clearance": (Num(0), 4.0)}), {}),
-    # which H-bond definition the ground truth uses (core/interactions/definitions.py)
+    # which H-bond definition the ground truth uses (core/chemistry/interactions/definitions.py)
     "hbonds": (Map({"definition": (Enum(definition_names()), None)}), {}),
     # style options the suite's questions rely on, set on top of the --scene preset (unset: the preset's)
     "style": (Map({"scale_bar": (Map({"enabled": (Bool(), None)}), {})}), {}),
@@ -233,7 +233,7 @@ SUITE_ENV = "MISIGEN_SUITE"      # where a dataset's suite is now, when it moved
 
 def dataset_suite(manifest: dict, dataset: Path | None = None) -> Path | None:
     """The suite file a dataset was generated from: $MISIGEN_SUITE if set, else the manifest's
-    ``suite`` (absolute since issue 21; an older, relative one is tried from the working folder
+    ``suite`` (absolute; a relative one, as older manifests hold, is tried from the working folder
     and from the dataset's parent, where ``generate`` usually ran); None if none is found."""
     if os.environ.get(SUITE_ENV):
         return Path(os.environ[SUITE_ENV])

@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ...core.style import RESOLUTION_RANGE, load_style
+from ...core.look.style import RESOLUTION_RANGE, load_style
 
 
 # ------------------------------------------------------------------ argument types
@@ -39,7 +39,7 @@ def fraction(minimum: float, strict: bool = False):
 
 
 def altloc(text: str) -> str:
-    from ...core.readers import ReadOptions
+    from ...core.structure.readers import ReadOptions
     try:
         return ReadOptions(altloc=text).altloc
     except ValueError as exc:
@@ -66,7 +66,7 @@ def add_reading_args(p: argparse.ArgumentParser) -> None:
 
 
 def reading_from_args(args):
-    from ...core.readers import ReadOptions
+    from ...core.structure.readers import ReadOptions
     return ReadOptions(model=args.model, altloc=args.altloc)
 
 

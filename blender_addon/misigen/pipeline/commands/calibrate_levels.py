@@ -1,4 +1,4 @@
-"""``calibrate-levels``: recompute every task's level table (``core/levels.py``) from a reference set.
+"""``calibrate-levels``: recompute every task's level table (``core/quality/levels.py``) from a reference set.
 
 The reference is planned here (plan-only, nothing rendered, in a temporary folder) from
 ``--structures`` for each split of ``--splits``, or read from datasets ``generate`` already wrote
@@ -43,7 +43,7 @@ def run(args) -> int:
     import json
     import tempfile
 
-    from ...core import levels
+    from ...core.quality import levels
     from ...core.errors import InputError
 
     out = Path(args.out)
@@ -77,7 +77,7 @@ def plan_reference(args, tmp: Path) -> tuple[list, dict]:
     import json
 
     from ...core.errors import InputError
-    from ...core.style import load_style
+    from ...core.look.style import load_style
     from ..generate import run_generate
     from ..run_config import RunConfig
 
@@ -112,7 +112,7 @@ def group(records: list) -> dict:
 
 def tables_of(records: list, reference: dict) -> dict:
     """Task type → level table, for each bundled or loaded task type with records."""
-    from ...core import levels
+    from ...core.quality import levels
     from ...core.tasks import REGISTRY
 
     tables = {}
@@ -128,7 +128,7 @@ def tables_of(records: list, reference: dict) -> dict:
 
 
 def write_tables(tables: dict, out: Path) -> list[Path]:
-    from ...core import levels
+    from ...core.quality import levels
     from ..output import write_text_atomic
 
     if out.suffix in (".yaml", ".yml"):

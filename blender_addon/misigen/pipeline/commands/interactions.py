@@ -10,7 +10,7 @@ from .args import add_keep_args, add_reading_args, keep_from_args, unreadable, w
 
 
 def add_parser(sub) -> None:
-    from ...core.interactions.hbond_limits import relaxation   # the defaults live in hbond_criteria.yaml
+    from ...core.chemistry.interactions.hbond_limits import relaxation   # the defaults live in hbond_criteria.yaml
 
     p = sub.add_parser("interactions", help="print protein–ligand interactions as a table")
     p.add_argument("structures", nargs="+", metavar="STRUCTURE",
@@ -29,9 +29,9 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     import json
 
-    from ...core.ligand import prefetch_templates
-    from ...core.interactions import INTERACTION_KINDS, find_interactions, format_table
-    from ...core.loader import discover_inputs, load_structure
+    from ...core.chemistry.ligand import prefetch_templates
+    from ...core.chemistry.interactions import INTERACTION_KINDS, find_interactions, format_table
+    from ...core.structure.loader import discover_inputs, load_structure
     from .. import summaries
 
     discovery = discover_inputs(args.structures)

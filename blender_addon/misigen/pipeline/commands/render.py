@@ -23,7 +23,7 @@ def add_parser(sub) -> None:
 
 def render_views(text: str, transform: str | None) -> list[str]:
     """``--views`` as names, and ``--transform`` parsed: bad ones are bad arguments, before any loading."""
-    from ...core import geometry
+    from ...core.scene import geometry
     from ...core.op_grammar import parse_ops
 
     views = [v.strip() for v in text.split(",") if v.strip()]
@@ -45,7 +45,7 @@ def render_views(text: str, transform: str | None) -> list[str]:
 
 
 def run(args) -> int:
-    from ...core.loader import discover_inputs
+    from ...core.structure.loader import discover_inputs
     from ..folder_lock import make_output_folder
 
     views = render_views(args.views, args.transform)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ... import difficulty, geometry
+from ...quality import difficulty
+from ...scene import geometry
 from ...op_grammar import Op, format_ops, parse_ops
 from ..baselines import grid, grid_step
 from ..composite import closeness

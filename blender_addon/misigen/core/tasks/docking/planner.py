@@ -16,9 +16,9 @@ from dataclasses import replace
 
 import numpy as np
 
-from ... import geometry
-from ...geometry import view_ops
-from ...labels import ligand_atom_id
+from ...scene import geometry
+from ...scene.geometry import view_ops
+from ...scene.labels import ligand_atom_id
 from ...op_grammar import Op, format_number, format_ops, parse_ops
 from .. import prompts
 from ..base import Planner, Unavailable

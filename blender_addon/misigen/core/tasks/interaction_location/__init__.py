@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...errors import InputError
-from ...necessity import option_steps
+from ...quality.necessity import option_steps
 from .. import guessers
 from ..registry import TaskType
 from ..schema import REQUIRED, VIEWS, Bool, Enum, Int, List, Map, Num, difficulty_block

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from ... import difficulty
+from ...quality import difficulty
 from ...op_grammar import parse_ops
 from ..rederive import LETTERS, TOLERANCE
 from ..shared.hbond import bond_rows, hbond_margin

@@ -10,7 +10,7 @@ from collections import Counter
 
 import numpy as np
 
-from ... import geometry
+from ...scene import geometry
 from ...op_grammar import Op, format_number, format_ops, parse_ops
 from .. import kinds, prompts
 from ..answers import hbond_entry

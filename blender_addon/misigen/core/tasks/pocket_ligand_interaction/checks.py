@@ -2,7 +2,7 @@
 graded (difficulty), and counted for the manifest."""
 from __future__ import annotations
 
-from ... import difficulty
+from ...quality import difficulty
 from ..guessers import HeldOut
 from ..rederive import named_atoms_exist, pocket_bonds
 from ..shared.hbond import list_difficulty

@@ -12,7 +12,7 @@ from collections import Counter
 
 import numpy as np
 
-from ...labels import LabelPlan, atom_id, ligand_atom_id
+from ...scene.labels import LabelPlan, atom_id, ligand_atom_id
 from .. import kinds, prompts
 from ..answers import format_residue_answer, format_yesno, hbond_entry
 from ..base import HETERO

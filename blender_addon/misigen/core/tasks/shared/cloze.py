@@ -13,10 +13,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ... import difficulty
-from ... import geometry
+from ...quality import difficulty
+from ...scene import geometry
 from ...errors import InputError
-from ...geometry import view_ops
+from ...scene.geometry import view_ops
 from ...op_grammar import Op, format_ops, parse_ops
 from ...rationale.readings import nearest_view
 from .. import baselines, guessers, prompts

@@ -2,7 +2,7 @@
 the planner base that checks their H-bonds can be read from the images, their spec keys, and the
 H-bond readings of their difficulty (their rationales' readings: ``hbond_rationale.py``).
 
-Ground truth is ``core.interactions.find_interactions`` on the FULL structure (hydrogens
+Ground truth is ``core.chemistry.interactions.find_interactions`` on the FULL structure (hydrogens
 included when present), by the suite's H-bond definition; a spec's ``interaction.kind`` asks
 about another kind the finder knows (``kinds.py``). Readability: a sample is kept only when every
 name its answer needs is drawn in at least one of its images and every H-bond atom is visible in
@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...camera import visible_atoms
+from ...scene.camera import visible_atoms
 from ...data_files import load_table
-from ...labels import ligand_atom_id, residue_id
+from ...scene.labels import ligand_atom_id, residue_id
 from ...op_grammar import Op
 from ...rationale.evidence import atom_key
 from ...rationale.limits import MAX_NO, SHARED_PROTON, SLOP, acceptor_limit

@@ -19,10 +19,10 @@ from collections import Counter
 
 import numpy as np
 
-from ... import difficulty
+from ...quality import difficulty
 from ...errors import InputError
-from ...geometry import view_ops
-from ...necessity import option_steps
+from ...scene.geometry import view_ops
+from ...quality.necessity import option_steps
 from ...op_grammar import format_ops, parse_ops
 from .. import guessers, prompts
 from ..base import Planner, Unavailable

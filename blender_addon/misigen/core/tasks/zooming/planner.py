@@ -6,8 +6,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from ...camera import Camera
-from ...geometry import view_ops
+from ...scene.camera import Camera
+from ...scene.geometry import view_ops
 from ..base import Unavailable
 from ..common import fit_camera
 from ..shared.cloze import ClozePlanner

@@ -11,7 +11,7 @@ compare option images with the question's own images (nearest to the reference a
 may solve part of the reasoning (T5's after-image offset IS the translation): they are *partial
 solvers*, judged against what solving one factor of the 2×2 option grid gives (0.5), not chance.
 
-Necessity (``core/necessity.py``), for task types whose registry entry reads each option's steps
+Necessity (``core/quality/necessity.py``), for task types whose registry entry reads each option's steps
 from the program (``option_steps``): per step, the share of questions in which an oracle that
 knows every other step exactly still cannot be sure, and the share in which the step's magnitude
 is needed. A step fails the audit when the one-sided upper Wilson bound of its share is below
@@ -51,8 +51,8 @@ from statistics import NormalDist
 import numpy as np
 
 from .necessity import necessity
-from .tasks.catalog import REGISTRY
-from .tasks.guessers import image_guessers, text_guessers  # noqa: F401  (re-exported: the audit's guessers)
+from ..tasks.catalog import REGISTRY
+from ..tasks.guessers import image_guessers, text_guessers  # noqa: F401  (re-exported: the audit's guessers)
 
 
 def wilson_lower(k: float, n: int, confidence: float) -> float:

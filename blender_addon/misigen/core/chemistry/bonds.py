@@ -5,7 +5,7 @@ import functools
 
 import numpy as np
 
-from .data_files import covalent_radius, load_table
+from ..data_files import covalent_radius, load_table
 
 BOND_TOLERANCE = 0.4    # Å added to r_cov1 + r_cov2 (ChimeraX's criterion)
 MIN_BOND_LENGTH = 0.4   # Å; closer pairs are clashes or altloc leftovers, not bonds

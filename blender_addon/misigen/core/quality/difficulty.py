@@ -22,7 +22,7 @@ Features (``difficulty_features``), each ``None`` where a task has no such thing
   (negative: within distance, ruled out by angles).
 
 ``grade`` gives the ``score`` and ``level``: a task with a calibrated level table (``TaskType.level_table``,
-``core/levels.py``) ranks the features it lists (``TaskType.level_features``) in its reference
+``core/quality/levels.py``) ranks the features it lists (``TaskType.level_features``) in its reference
 distribution; one without (a plugin task, say) grades them, or the ``default`` list of
 ``core/data/difficulty.yaml``, against that file's fixed thresholds (``level_of``).
 
@@ -37,7 +37,7 @@ import math
 
 import numpy as np
 
-from .data_files import load_table
+from ..data_files import load_table
 from .levels import level_of_score, load_level_table, score
 
 LEVELS = ("easy", "medium", "hard")

@@ -9,14 +9,14 @@ from pathlib import Path
 
 import numpy as np
 
-from . import bonds as bondlib
-from .errors import InputError
-from .ligand import choose_ligand, ligand_mol, residue_id, residue_roles, unique_names
-from .ligand_names import mol2_names_for
+from ..chemistry import bonds as bondlib
+from ..errors import InputError
+from ..chemistry.ligand import choose_ligand, ligand_mol, residue_id, residue_roles, unique_names
+from ..chemistry.ligand_names import mol2_names_for
 from .readers import (DEFAULT_READ, LIGAND_SUFFIXES, PROTEIN_SUFFIXES, ReadOptions, check_text_file,
                       file_stem, file_suffix, ligand_atom_names, read_conect, read_ligand_file, read_link_records,
                       read_protein_file)
-from .structure import WATER_NAMES, Structure
+from .model import WATER_NAMES, Structure
 
 SAFE_ID = re.compile(r"[^A-Za-z0-9._-]+")
 

@@ -13,10 +13,10 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from .data_files import vdw_radius
-from .errors import InputError
-from .resources import preset_path, scenes_dir
-from .structure import Structure
+from ..data_files import vdw_radius
+from ..errors import InputError
+from ..resources import preset_path, scenes_dir
+from ..structure.model import Structure
 
 SCENES_DIR = scenes_dir()          # bundled presets: package data, or the checkout's scenes/
 REFERENCE_PRESET = "misi_bench"

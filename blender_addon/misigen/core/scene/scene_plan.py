@@ -16,10 +16,10 @@ import numpy as np
 from . import geometry
 from .camera import Camera, fit_camera, visible_atoms
 from .labels import LabelPlan, label_homes, label_items, layout_labels, text_box_size
-from .loader import shown_mask
+from ..structure.loader import shown_mask
 from .shading import depth_cue_range
-from .structure import Structure
-from .style import atom_radii, style_hash
+from ..structure.model import Structure
+from ..look.style import atom_radii, style_hash
 
 PARTS = ("protein", "ligand")
 
@@ -236,7 +236,7 @@ HOMES_KEPT = 64
 
 
 def scene_label_homes(shown: Structure, spec: RenderSpec) -> tuple[dict, dict]:
-    """Where each label of a scene goes first (``core.labels.label_homes``), from the scene's six
+    """Where each label of a scene goes first (``core.scene.labels.label_homes``), from the scene's six
     canonical views, each framed on its own as the planners frame them; and those views' labels
     (render key → (posed coordinates, labels)).
 

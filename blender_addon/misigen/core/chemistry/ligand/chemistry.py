@@ -1,5 +1,5 @@
 """The chemistry of a HETATM ligand: an RDKit molecule with bond orders, formal charges and hydrogen
-counts from each residue's wwPDB CCD template (core/ccd.py), matched by atom name.
+counts from each residue's wwPDB CCD template (core/chemistry/ccd.py), matched by atom name.
 
 Geometry typing stays the fallback for residues not in the dictionary and for atoms the template
 does not describe (not in it, element differs, a template neighbour missing, or within one bond of
@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import bonds as bondlib
-from ..data_files import covalent_radius
-from ..errors import InputError
+from ...data_files import covalent_radius
+from ...errors import InputError
 from .groups import het_table, protein_links
 from .ph7 import deprotonate_acids
 from .selectors import residue_id

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, field
 
-from ..data_files import load_table
+from ...data_files import load_table
 from .atom_typing import Typed, type_geometry, type_subs
 
 ACCEPTOR_TYPES = {"O3", "O2", "O3-", "O2-", "Oar", "Oar+", "O1", "O1+", "N3", "N2", "N1",

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .structure import Structure
+from ..structure.model import Structure
 
 # Candidate places of a label around its anchor pixel: directions (du, dv) of the box from
 # the anchor, right first, then left, above, below and the diagonals. The first ring

@@ -1,4 +1,4 @@
-"""Chemically equivalent atom names: one answer however the file names them (issue 16).
+"""Chemically equivalent atom names: one answer however the file names them.
 
 * Protein: the groups of ``data/equivalent_atoms.yaml`` (ASP OD1/OD2, GLU OE1/OE2, ARG NH1/NH2,
   PHE/TYR CD1/CD2 and CE1/CE2); the first name of a group stands for it.
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import functools
 
-from .data_files import load_table
+from ..data_files import load_table
 
 
 @functools.lru_cache(maxsize=None)

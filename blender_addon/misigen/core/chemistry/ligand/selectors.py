@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..errors import InputError
+from ...errors import InputError
 
 SELECTOR = re.compile(r"^([A-Za-z0-9]{1,5})(?::([A-Za-z0-9]{0,4})(?::(-?\d+)([A-Za-z]?))?)?$")
 
@@ -86,7 +86,7 @@ def read_ligand_map(path) -> dict[str, str]:
     Every selector is checked here, so a typo stops the run before any work, naming the file."""
     from pathlib import Path
 
-    from ..readers import check_text_file
+    from ...structure.readers import check_text_file
 
     path = Path(path)
     text = check_text_file(path)

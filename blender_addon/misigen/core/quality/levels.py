@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .data_files import load_table
+from ..data_files import load_table
 
 LEVELS = ("easy", "medium", "hard")
 POOLED = "*"
@@ -86,7 +86,7 @@ def level_of_score(s: float | None, table: dict) -> str:
 
 @functools.lru_cache(maxsize=64)
 def _read(path: str, mtime: float) -> dict:
-    from .style import read_yaml
+    from ..look.style import read_yaml
     return read_yaml(Path(path))
 
 
@@ -139,7 +139,7 @@ def default_features() -> list:
 
 
 HEADER = """\
-# This task's calibrated difficulty levels (core/levels.py), written by
+# This task's calibrated difficulty levels (core/quality/levels.py), written by
 #   run_blender.py calibrate-levels --structures REFERENCE… --out blender_addon/misigen/core/tasks
 # features: the graded features (the task's level_features) and which way is harder; strata: the
 # balance-class keys ranks are taken within (each level keeps the answer balance); quantiles: per

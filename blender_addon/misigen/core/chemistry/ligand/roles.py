@@ -1,13 +1,13 @@
-"""What every residue of a PDB/mmCIF file is besides the ligand (core/structure.py ROLES), so that
+"""What every residue of a PDB/mmCIF file is besides the ligand (core/structure/model.py ROLES), so that
 the pocket can be protein residues: polymer, water, metal, cofactor, additive or another copy."""
 from __future__ import annotations
 
-from ..data_files import is_metal
+from ...data_files import is_metal
 from .groups import excluded_names, het_groups, het_table, polymer_linked
 
 
 def residue_roles(table, ligand_rows=(), ligand_components=()) -> list[str]:
-    """Per table row, what its residue is (core/structure.py ROLES): "ligand" (``ligand_rows``),
+    """Per table row, what its residue is (core/structure/model.py ROLES): "ligand" (``ligand_rows``),
     "polymer" (ATOM records, and HETATM residues peptide-bonded to the chain: MSE, TPO …),
     "water", "copy" (a residue of one of ``ligand_components``, not the ligand), "metal" (a
     group of metal atoms only), "additive" (named by the exclusion list: non-metal ions, buffers,

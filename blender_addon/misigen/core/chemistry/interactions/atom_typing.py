@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..data_files import is_metal, load_table
+from ...data_files import is_metal, load_table
 from .. import bonds as bondlib
 from .definitions import resolve
 from .geometry_typing import apply_charge_pass, geometry_types
@@ -418,7 +418,7 @@ def _type_residues(s, residues, nb, is_h, rules, types, rings, skip) -> None:
 
 def _ligand_from_ccd(s, lig_rows, nb, lig_rings, rules, notes, is_h) -> dict[int, str]:
     """CCD template bond orders through RDKit; atoms the template did not describe keep their
-    geometry types (core/ligand TEMPLATE_PROP)."""
+    geometry types (core/chemistry/ligand TEMPLATE_PROP)."""
     t = _rdkit_types(s, lig_rows, nb)
     g = geometry_types(lig_rows, s.coords, s.element, nb, lig_rings, imine_n2=rules["imine_n2"],
                        urea_ng=rules["urea_ng_plus"])

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from .op_grammar import parse_ops
+from ..op_grammar import parse_ops
 
 
 def option_steps(program: dict) -> tuple[list[list[dict]], int] | None:

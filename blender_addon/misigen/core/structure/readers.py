@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import InputError
+from ..errors import InputError
 
 MAX_ABS_COORD = 9999.0  # PDB's fixed columns cannot hold more; beyond is garbage
 PROTEIN_SUFFIXES = {".pdb", ".ent", ".cif", ".mmcif"}

@@ -9,7 +9,7 @@ import functools
 
 import numpy as np
 
-from ..data_files import load_table
+from ...data_files import load_table
 from .hbond_geometry import angle, vec_angle
 from .hbond_rules import ACCEPTOR_TYPES
 from .model import Interaction

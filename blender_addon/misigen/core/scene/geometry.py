@@ -5,8 +5,8 @@ import functools
 
 import numpy as np
 
-from .op_grammar import Op
-from .data_files import load_table
+from ..op_grammar import Op
+from ..data_files import load_table
 
 AXIS_VECTORS = {"x": np.array([1.0, 0, 0]), "y": np.array([0, 1.0, 0]), "z": np.array([0, 0, 1.0])}
 

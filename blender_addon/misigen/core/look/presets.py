@@ -11,8 +11,8 @@ from pathlib import Path
 
 import yaml
 
-from .errors import InputError
-from .resources import bundled_presets, scenes_dir, user_presets_dir
+from ..errors import InputError
+from ..resources import bundled_presets, scenes_dir, user_presets_dir
 from .style import REFERENCE_PRESET, load_style
 
 SAFE_NAME = re.compile(r"[^A-Za-z0-9_-]+")

@@ -1,6 +1,6 @@
 """Protein–ligand interactions: H-bonds (ChimeraX `hbonds` definition) and beyond.
 
-    from misigen.core.interactions import find_interactions, Interaction, INTERACTION_KINDS, KINDS
+    from misigen.core.chemistry.interactions import find_interactions, Interaction, INTERACTION_KINDS, KINDS
     find_interactions(structure, kinds=("hbond", "salt_bridge"))   # slops: the criteria's relaxation
 
 Each kind is one entry of ``KINDS`` (``kinds.py``: its detector, words and criteria). Criteria, sources

@@ -8,7 +8,7 @@ rendered pixels with ``shade_direct``. Depth cueing fades colours linearly towar
 over the depth range ChimeraX uses: from the centre of the shown atoms' bounding box to its back.
 
 Directions are in the camera frame (X right, Y up, Z toward the viewer) and point toward the light;
-the camera never rotates (``core/camera.py``), so the camera frame is the world frame too.
+the camera never rotates (``core/scene/camera.py``), so the camera frame is the world frame too.
 """
 from __future__ import annotations
 

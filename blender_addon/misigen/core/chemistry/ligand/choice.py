@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import InputError
+from ...errors import InputError
 from .groups import connected, excluded_names, group_links, het_groups, het_table, polymer_linked
 from .selectors import parse_selectors, residue_id
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 
-from ..data_files import load_table
+from ...data_files import load_table
 
 
 @functools.lru_cache(maxsize=None)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import bonds as bondlib
-from ..data_files import covalent_radius, is_metal, load_table
+from ...data_files import covalent_radius, is_metal, load_table
 
 
 def het_table() -> dict:
