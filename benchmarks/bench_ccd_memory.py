@@ -26,7 +26,7 @@ def mem():
     get = lambda k: int(st.split(k + ':')[1].split()[0]) / 1024
     return round(get('VmRSS'), 1), round(get('VmHWM'), 1)
 import rdkit.Chem
-from misigen.core import ccd
+from misigen.core.chemistry import ccd
 from misigen.core.structure.loader import discover, load_structure
 out = {{'core imported': mem()}}
 mode = {mode!r}

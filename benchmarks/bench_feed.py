@@ -103,14 +103,16 @@ def timed_units():
 def run_once(structures, style, planners: int, tasks, seed: int) -> dict:
     from misigen.core.resources import suite_path
     from misigen.pipeline.generate import run_generate
+    from misigen.pipeline.run_config import RunConfig
 
     with tempfile.TemporaryDirectory(prefix="misigen-feed-") as tmp:
         out = Path(tmp) / "out"
         load0 = os.getloadavg()[0]
         cpu0, t0 = cpu_seconds(), time.perf_counter()
         children0 = cpu_seconds(resource.RUSAGE_CHILDREN)
-        manifest = run_generate(suite_path("misi_bench"), structures, out, style, split="test", seed=seed,
-                                task_names=tasks, device="cpu", progress=False, audit=False, planners=planners)
+        manifest = run_generate(RunConfig(structures, out, suite=suite_path("misi_bench"), style=style, split="test",
+                                          seed=seed, tasks=tasks, device="cpu", progress=False, audit=False,
+                                          planners=planners))
         wall = time.perf_counter() - t0
         run = manifest["this_run"]
         return {"wall": wall, "images": run["images_rendered"], "records": manifest["counts"]["records"],
