@@ -16,8 +16,9 @@ bytes) is the same for every planner count.
                                     [--planners 1,2] [--rounds 1] [--tasks …]
 
 The machine's load average is printed with each line: compare runs made side by side on a quiet
-machine. On C cores the rate is about min(1000 / render_ms, planners × 1000 / plan_ms,
-C × 1000 / (plan_ms + rendering process ms)) (docs/ARCHITECTURE.md).
+machine. On C cores the rate is about min(1000 / render_ms, planners × 1000 / planning processes' ms,
+C × 1000 / (planning processes' ms + rendering process ms)) (docs/ARCHITECTURE.md); planning processes
+also finish the images (labels, PNG, sidecar), so their CPU per image is planning plus finishing.
 """
 from __future__ import annotations
 

@@ -40,9 +40,10 @@ def luminance(rgb: np.ndarray) -> np.ndarray:
 def label_metrics(raw: np.ndarray, drawn: np.ndarray, lab: dict, style: dict, width: int) -> dict | None:
     from misigen.core.scene.labels import font_px
     from misigen.core.scene.labels import OUTLINE_PX
-    from misigen.render.labels import _sprite
+    from misigen.render.labels import font_file
+    from misigen.render.overlay import _sprite
     size = font_px(style, width)
-    fill, ring, base = _sprite(lab["text"], style["labels"]["font"], size)
+    fill, ring, base = _sprite(lab["text"], str(font_file(style["labels"]["font"])), size)
     u, v = int(lab["box"][0]), int(lab["box"][3]) - OUTLINE_PX - base     # as draw_overlay places the text
     f, r = np.asarray(fill, np.float32), np.asarray(ring, np.float32)
     h, w = f.shape
@@ -84,7 +85,8 @@ def measure(paths, size: int, n_views: int, save: Path | None, limits=None) -> d
     from misigen.core.look.style import load_style
     from misigen.core.tasks import load_suite, plan_samples
     from misigen.pipeline.rendering import open_renderer
-    from misigen.render.labels import draw_overlay
+    from misigen.render.labels import font_file
+    from misigen.render.overlay import draw_overlay
 
     style = load_style("misi_bench", {"render": {"resolution": [size, size]}})
     task = next(t for t in load_suite(suite_path("misi_bench")) if t.name == "pocket_ligand_interaction")
@@ -109,7 +111,8 @@ def measure(paths, size: int, n_views: int, save: Path | None, limits=None) -> d
                         if "outline_luminance" not in style["labels"]:         # a tree without the setting
                             drawn_style = style
                         png = Path(tmp) / f"{st.id}_{k}_{limit}.png"
-                        draw_overlay(str(raw), str(png), car["labels"], drawn_style, size, size)
+                        draw_overlay(str(raw), str(png), car["labels"], drawn_style, size, size,
+                                     font=str(font_file(style["labels"]["font"])))
                         drawn = np.asarray(Image.open(png).convert("RGB"))
                         if save is not None:
                             save.mkdir(parents=True, exist_ok=True)

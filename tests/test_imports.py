@@ -122,23 +122,35 @@ def test_layers_point_one_way():
     assert not bad, bad
 
 
-def test_every_core_module_imports_without_bpy():
-    """With bpy made unimportable, every core module imports (core is pure Python/numpy)."""
-    core = sorted(m for m in _modules() if m == "misigen.core" or m.startswith("misigen.core."))
+def _import_without_bpy(modules: list) -> subprocess.CompletedProcess:
+    """Import ``modules`` in a fresh interpreter where bpy (and Blender's other modules) cannot be imported."""
     code = (
         "import importlib, importlib.abc, sys\n"
         "class NoBpy(importlib.abc.MetaPathFinder):\n"
         "    def find_spec(self, name, path=None, target=None):\n"
         "        if name == 'bpy' or name.startswith(('bpy.', 'bmesh', 'mathutils', 'gpu')):\n"
-        "            raise ImportError(f'{name} is blocked: core must not need Blender')\n"
+        "            raise ImportError(f'{name} is blocked: it must import without Blender')\n"
         "        return None\n"
         "sys.meta_path.insert(0, NoBpy())\n"
         f"sys.path.insert(0, {str(PACKAGE.parent)!r})\n"
-        f"for name in {core!r}:\n"
+        f"for name in {modules!r}:\n"
         "    importlib.import_module(name)\n"
         "assert 'bpy' not in sys.modules\n"
         "print(len(sys.modules))\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+
+
+def test_every_core_module_imports_without_bpy():
+    """With bpy made unimportable, every core module imports (core is pure Python/numpy)."""
+    core = sorted(m for m in _modules() if m == "misigen.core" or m.startswith("misigen.core."))
+    done = _import_without_bpy(core)
     assert done.returncode == 0, done.stderr[-3000:]
     assert len(core) > 40
+
+
+def test_what_a_planning_process_runs_imports_without_bpy():
+    """A planning process starts without Blender: what it plans with and the drawing it finishes
+    images with (labels onto the raw render) must not need bpy."""
+    done = _import_without_bpy(["misigen.pipeline.planners", "misigen.render.overlay"])
+    assert done.returncode == 0, done.stderr[-3000:]

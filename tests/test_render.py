@@ -257,18 +257,20 @@ def test_labels_drawn_in_their_boxes(tmp_path, examples, small_style):
     dims what is under it to at most ``labels.outline_luminance`` (legible), and atoms show through
     the outlines (not all of their pixels are black, as an opaque outline would make them)."""
     from misigen.core.scene.labels import font_px
-    from misigen.render.labels import _LUMA, _sprite, _to_linear, label_corner
+    from misigen.render.labels import font_file
+    from misigen.render.overlay import _LUMA, _sprite, _to_linear, label_corner
     src = discover([examples / "1hvi.pdb"])[0]
     summary = render_structure_views(src, small_style, tmp_path, ["front"], labels=True, device="cpu")
     im = summary["images"][0]
     side = json.loads((tmp_path / im["image"]).with_suffix(".json").read_text())
     img = load_png(tmp_path / im["image"])
     cfg, size = small_style["labels"], font_px(small_style, 256)
+    font = str(font_file(cfg["font"]))
     assert len(side["labels"]) > 10
     ring_y = []
     for lab in side["labels"]:
-        fill, ring, _ = _sprite(lab["text"], cfg["font"], size)
-        u, v = label_corner(lab, cfg["font"], size)
+        fill, ring, _ = _sprite(lab["text"], font, size)
+        u, v = label_corner(lab, font, size)
         f, r = np.asarray(fill) / 255.0, np.asarray(ring) / 255.0
         rows, cols = np.nonzero(f >= 0.75)
         assert len(rows) >= 3 * len(lab["text"].replace(" ", "")), lab       # the text has glyph pixels

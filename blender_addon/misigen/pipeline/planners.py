@@ -5,9 +5,18 @@ rationales and levels); a GPU renders one in about as long. So the process that 
 a ``Feed``: planners (``--planners N`` processes, or one helper thread) plan its units one task at
 a time (``unit.plan_task``) and hand each over as a ``PlannedTask``, values only: the records and
 sidecars already encoded, the scenes' atoms, cameras and poses. The Blender process only renders
-and writes.
+and writes (with planning processes, not even the images' files).
 
-Which task goes where (``Feed._next``): a planner keeps to its own unit (its structures read and
+With planning processes they also finish the images (``Feed.finishing``): the renderer hands each
+raw render over as a ``rendering.ImageFinish`` (its labels, style, font file and sidecar bytes) and
+goes on; an idle planner takes images to finish before its next task (labels drawn, PNG encoded,
+sidecar written last, as the rendering process would); the unit waits for all of its images before
+its records are written. So the rendering process keeps only Blender's calls and the feed's
+messages (on a GPU, its one Blender process stays free to feed the GPU). An image whose planner
+died is finished again by another, or by the renderer when none is left; the drawing is the same
+code (``render.overlay``, no Blender), so the files are the same in every process.
+
+Which task goes where (``Schedule.next_for``): a planner keeps to its own unit (its structures read and
 sidecars made once); an idle one starts the next unit, up to ``ahead`` units not yet rendered;
 with none to start, it helps with the last tasks of the earliest unit already read. So the first
 unit renders as its tasks come in, and the last ones are not left to one planner. The renderer asks
@@ -28,7 +37,8 @@ import sys
 import threading
 from dataclasses import dataclass, field
 
-from . import unit
+from . import signals, unit
+from .output import OutputError
 from .unit import PlannedTask
 
 PLANNER_FD_ENV = "MISIGEN_PLANNER_FD"
@@ -153,6 +163,7 @@ class Feed:
         self._broken = ""
         self._closed = False
         self._restarts = RESTARTS_PER_PLANNER * planners
+        self._finishes: collections.deque = collections.deque()     # _Finish items not yet handed out
         if planners == 0:
             self._planners = [_ThreadPlanner(self)]
             self._reader = None
@@ -192,6 +203,12 @@ class Feed:
             if complete:
                 return
 
+    def finishing(self) -> "Finishing | None":
+        """Where the renderer hands its images to be finished (labels drawn, PNG and sidecar
+        written): this feed's planning processes, before their planning; None with a helper
+        thread (the rendering process finishes them on its own helper threads)."""
+        return None if self._reader is None else Finishing(self)
+
     def done(self, structure_id: str) -> None:
         """The renderer is finished with this unit: its place goes to the next."""
         with self._cond:
@@ -210,20 +227,51 @@ class Feed:
             self._wake_w.close()
         for p in list(self._planners):
             p.stop()
+        with self._cond:                      # what they were finishing is done by whoever waits for it
+            for p in self._planners:
+                self._requeue(p)
+            self._cond.notify_all()
+
+    def _unattended(self) -> bool:
+        """No planning process will take a finish handed to this feed (the lock is held)."""
+        return bool(self._broken or self._closed or not self._planners)
 
     # ------------------------------------------------------------------ handing out tasks
     def _assign(self) -> None:
-        """Give every idle planner its next task (the lock is held)."""
+        """Give every idle planner its next piece of work, images to finish first (the lock is held)."""
         if self._closed:
             return
         for p in list(self._planners):
             if p.ready and p.busy is None and p in self._planners:
-                item = self.schedule.next_for(p)
-                if item is None:
-                    continue
-                p.busy = item
-                if not p.send(item):
+                if self._finishes:
+                    item = p.busy = self._finishes.popleft()
+                    item.doer = p
+                    sent = p.send_finish(item.request)
+                else:
+                    item = self.schedule.next_for(p)
+                    if item is None:
+                        continue
+                    p.busy = item
+                    sent = p.send(item)
+                if not sent:
                     self._lost(p)
+
+    def _requeue(self, p) -> None:
+        """The image ``p`` was finishing goes back to the front of the queue (``p`` has ended)."""
+        item = p.busy
+        if isinstance(item, _Finish):
+            p.busy, item.doer = None, None
+            self._finishes.appendleft(item)
+
+    def _finished(self, p, error) -> None:
+        with self._cond:
+            item, p.busy = p.busy, None
+            if isinstance(item, _Finish):
+                item.owner.open.remove(item)
+                if error is not None:
+                    item.owner.errors.append(_rebuilt(error, item.request))
+            self._assign()
+            self._cond.notify_all()
 
     def _received(self, p, ticket: int, planned: PlannedTask) -> None:
         with self._cond:
@@ -239,6 +287,9 @@ class Feed:
             return                            # seen already
         self._planners.remove(p)
         code = p.exit_code()
+        if isinstance(p.busy, _Finish):           # finished again: by another planner, or by whoever waits
+            p.stop()
+            self._requeue(p)
         if p.busy is not None:
             sid, index, ticket = p.busy
             p.busy = None
@@ -298,6 +349,8 @@ class Feed:
                     self._started(p)
                 elif msg[0] == "planned":
                     self._received(p, msg[1], msg[2])
+                elif msg[0] == "finished":
+                    self._finished(p, msg[1])
 
     def _started(self, p) -> None:
         try:
@@ -309,6 +362,103 @@ class Feed:
         with self._cond:
             p.ready = True
             self._assign()
+
+
+@dataclass(eq=False)
+class _Finish:
+    """One image handed to a feed to finish."""
+    owner: "Finishing"
+    request: object                 # rendering.ImageFinish
+    doer: object = None             # the planner finishing it; None while queued (or done here)
+
+
+class Finishing:
+    """The images of one unit that its feed's planning processes finish (``Feed.finishing``):
+    the renderer hands each over as it is rendered and goes on; ``wait`` before the unit's records
+    are written. Images no planning process can take (they all ended) are finished by ``wait``."""
+
+    def __init__(self, feed: Feed):
+        self.feed = feed
+        self.open: list = []        # _Finish items handed over and not yet finished
+        self.errors: list = []
+
+    def submit(self, request) -> None:
+        """Hand one image over (a ``rendering.ImageFinish``)."""
+        with self.feed._cond:
+            item = _Finish(self, request)
+            self.open.append(item)
+            self.feed._finishes.append(item)
+            self.feed._assign()
+
+    def wait(self) -> None:
+        """Return once every image handed over is finished; the first error of one is raised."""
+        cond = self.feed._cond
+        while True:
+            with cond:
+                while not (here := self._take_queued(only_unattended=True)):
+                    if not self.open:
+                        errors, self.errors = self.errors, []
+                        if errors:
+                            raise errors[0]
+                        return
+                    cond.wait()
+            for item in here:
+                try:
+                    item.request.run()
+                except Exception as exc:  # noqa: BLE001 - raised as a planning process's error would be
+                    self.errors.append(exc)
+                with cond:
+                    self.open.remove(item)
+
+    def abandon(self) -> None:
+        """The unit stops (an error, a signal): images not being finished are dropped with their
+        temp files; those a planning process is finishing are waited for. Raises nothing."""
+        cond = self.feed._cond
+        with cond:
+            while True:
+                for item in self._take_queued(only_unattended=False):
+                    self.open.remove(item)
+                    signals.remove_hidden_named_after(item.request.image.png)
+                if not self.open:
+                    break
+                cond.wait()
+            self.errors = []
+
+    def halt(self) -> None:
+        """The process is cut short (signals.py): its planning processes are killed at once (they
+        write no more) and the temp files of the images handed over go. No lock: another thread may hold it."""
+        for p in list(self.feed._planners):
+            p.kill()
+        for item in list(self.open):
+            signals.remove_hidden_named_after(item.request.image.png)
+
+    def _take_queued(self, only_unattended: bool) -> list:
+        """This unit's items no planner has taken, out of the feed's queue (the lock is held)."""
+        if only_unattended and not self.feed._unattended():
+            return []
+        mine = [item for item in self.feed._finishes if item.owner is self]
+        for item in mine:
+            self.feed._finishes.remove(item)
+        return mine
+
+
+def _portable(exc: Exception) -> tuple:
+    """An error finishing an image, as values the rendering process rebuilds (``_rebuilt``)."""
+    if isinstance(exc, OutputError):
+        return "output", exc.path, exc.problem
+    if isinstance(exc, OSError):
+        return "os", exc.errno, exc.strerror or str(exc), exc.filename
+    return "other", f"{type(exc).__name__}: {exc}"
+
+
+def _rebuilt(error: tuple, request) -> Exception:
+    """The error as the rendering process would have raised it: an OSError (a full disk stops the
+    run), else the image's render failure."""
+    if error[0] == "output":
+        return OutputError(error[1], OSError(None, error[2]))
+    if error[0] == "os":
+        return OSError(error[1], error[2], error[3])
+    return RuntimeError(f"finishing {os.path.basename(request.image.png)} in a planning process: {error[1]}")
 
 
 class _ThreadPlanner:
@@ -359,11 +509,23 @@ class _ProcessPlanner:
         self.conn = Connection(mine.detach())
 
     def send(self, item) -> bool:
+        return self._send(("task", *item))
+
+    def send_finish(self, request) -> bool:
+        return self._send(("finish", request))
+
+    def _send(self, msg) -> bool:
         try:
-            self.conn.send(("task", *item))
+            self.conn.send(msg)
             return True
         except OSError:
             return False
+
+    def kill(self) -> None:
+        with contextlib.suppress(OSError):
+            self.proc.kill()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(timeout=2)
 
     def exit_code(self):
         try:
@@ -372,7 +534,8 @@ class _ProcessPlanner:
             return None
 
     def stop(self) -> None:
-        """It writes nothing: ending it at once is safe."""
+        """What it writes it writes atomically (temp files named after the image, which whoever
+        waits for the image redoes or removes): ending it at once is safe."""
         if self.proc.poll() is None:
             self.proc.terminate()
             try:
@@ -385,7 +548,8 @@ class _ProcessPlanner:
 
 def planner_main() -> int:
     """A planning process: receive the run's context, then plan each task it is sent and send it
-    back, until its renderer goes away (EOF, or it is no longer this process's parent)."""
+    back, and finish each image it is sent (``rendering.ImageFinish``) and say so, until its
+    renderer goes away (EOF, or it is no longer this process's parent)."""
     from multiprocessing.connection import Connection
 
     from ..core.structure.preload import preload_rdkit
@@ -400,12 +564,24 @@ def planner_main() -> int:
         ctx = conn.recv()[1]
         while True:
             msg = conn.recv()
-            if msg[0] != "task":
+            if msg[0] == "finish":
+                conn.send(("finished", _finish(msg[1])))
+            elif msg[0] == "task":
+                _kind, sid, index, ticket = msg
+                conn.send(("planned", ticket, unit.plan_task(sid, index, ctx, states)))
+            else:
                 return 0
-            _kind, sid, index, ticket = msg
-            conn.send(("planned", ticket, unit.plan_task(sid, index, ctx, states)))
     except (EOFError, OSError):
         return 0
+
+
+def _finish(request) -> tuple | None:
+    """Finish one image; None, or the error (``_portable``)."""
+    try:
+        request.run()
+        return None
+    except Exception as exc:  # noqa: BLE001 - the rendering process raises it as its own
+        return _portable(exc)
 
 
 def _exit_with_parent() -> None:

@@ -25,8 +25,8 @@ _renderer_factory = None                  # None: Blender's SceneRenderer
 def use_renderer(factory):
     """Make ``open_renderer`` build its renderers with ``factory(shown_atoms, style, device)`` (None:
     Blender's); returns the factory it replaces. The seam a benchmark uses to stand in for Cycles:
-    the object needs SceneRenderer's ``render_raw``, ``finish``, ``close``, ``device`` and
-    ``cycles_seconds``."""
+    the object needs SceneRenderer's ``render_raw``, ``finish``, ``labelling``, ``close``, ``device``
+    and ``cycles_seconds``."""
     global _renderer_factory
     previous, _renderer_factory = _renderer_factory, factory
     return previous
@@ -152,6 +152,33 @@ def _finish(renderer, raw: Path, png: Path, job: ImageJob) -> float:
     return time.perf_counter() - t0
 
 
+@dataclass(frozen=True)
+class ImageFinish:
+    """``_finish`` of one image as values, for a planning process to do (``planners.Finishing``):
+    ``image`` (the renderer's ``labelling``: labels drawn, PNG written, raw render removed), then
+    the sidecar file, last."""
+    image: object                  # render.overlay.LabelledImage
+    sidecar: bytes
+
+    def run(self) -> None:
+        png = Path(self.image.png)
+        # done again after the process doing it died: its PNG may be written and its raw render gone
+        if Path(self.image.raw).exists() or not png.exists():
+            self.image.write()
+        write_bytes_atomic(png.with_suffix(".json"), self.sidecar)
+
+
+def finish_images(finishing, out: Path) -> None:
+    """Wait until every image handed to ``finishing`` is finished; an error of one is raised here
+    as ``_render_loop`` raises it (a full disk stops the run). A stop signal waits for them as for
+    a render (or cuts the run short, the finishing processes stopped first)."""
+    try:
+        with signals.rendering(cleanup=finishing.halt):
+            finishing.wait()
+    except OSError as exc:
+        raise (fatal_output_error(inside(out, "images"), exc) or exc) from None
+
+
 def render_many(renderer, jobs, out: Path, seconds: list | None = None, on_image=None,
                 names: list | None = None) -> list[Path]:
     """Render ``jobs`` ((shown, spec, mats, extra keys of the sidecar) each) in one scene, back to
@@ -165,6 +192,8 @@ def render_many(renderer, jobs, out: Path, seconds: list | None = None, on_image
     previous image's labels, PNG and sidecar file (zlib and Pillow release the lock too). Only
     Blender's calls stay on this thread, so on a GPU nearly all per-image work outside Cycles is
     hidden. At most one image is drawn at a time (one font); sidecars do not depend on the order.
+    Fed by planning processes (``render_jobs`` with ``finishing``), those do the labels, PNG and
+    sidecar file instead, and this process keeps only Blender's calls.
 
     A stop signal waits for the image in flight (or cuts the render short, removing the temp
     files of the images not yet finished: signals.py); a full disk stops the run.
@@ -177,8 +206,12 @@ def render_many(renderer, jobs, out: Path, seconds: list | None = None, on_image
     return _render_loop(renderer, [inside(out, f"images/{name}.png") for name in names], make, seconds, on_image)
 
 
-def render_jobs(renderer, jobs, out: Path, seconds: list | None = None, on_image=None) -> list[Path]:
-    """``render_many`` of ImageJobs made by planning (sidecars encoded already)."""
+def render_jobs(renderer, jobs, out: Path, seconds: list | None = None, on_image=None,
+                finishing=None) -> list[Path]:
+    """``render_many`` of ImageJobs made by planning (sidecars encoded already). With
+    ``finishing`` (``planners.Finishing``), each image's labels, PNG and sidecar are handed to it
+    (the planning processes) instead of this process's helper threads; it returns before they are
+    done (``finish_images`` waits for them)."""
     from concurrent.futures import Future
 
     jobs = list(jobs)
@@ -187,11 +220,13 @@ def render_jobs(renderer, jobs, out: Path, seconds: list | None = None, on_image
         done: Future = Future()
         done.set_result(jobs[k])
         return done
-    return _render_loop(renderer, [inside(out, f"images/{job.name}.png") for job in jobs], ready, seconds, on_image)
+    return _render_loop(renderer, [inside(out, f"images/{job.name}.png") for job in jobs], ready, seconds, on_image,
+                        finishing)
 
 
-def _render_loop(renderer, pngs: list, make, seconds, on_image) -> list[Path]:
-    """The loop of ``render_many``: ``make(helper, k)`` is a future of image k's ImageJob."""
+def _render_loop(renderer, pngs: list, make, seconds, on_image, finishing=None) -> list[Path]:
+    """The loop of ``render_many``: ``make(helper, k)`` is a future of image k's ImageJob; each
+    image is finished on a helper thread, or by ``finishing`` where given."""
     from concurrent.futures import ThreadPoolExecutor
 
     if not pngs:
@@ -202,6 +237,11 @@ def _render_loop(renderer, pngs: list, make, seconds, on_image) -> list[Path]:
         for png in pngs:
             signals.remove_hidden_named_after(png)
 
+    def cut_short():
+        if finishing is not None:
+            finishing.halt()          # the processes finishing images write no more, their temp files go
+        cleanup()
+
     with ThreadPoolExecutor(max_workers=2, thread_name_prefix="misigen-sidecar") as helper:
         next_job = make(helper, 0)
         writing = None
@@ -210,23 +250,30 @@ def _render_loop(renderer, pngs: list, make, seconds, on_image) -> list[Path]:
                 if on_image is not None:
                     on_image(k)
                 t0 = time.perf_counter()
-                with signals.rendering(cleanup=cleanup):
+                with signals.rendering(cleanup=cut_short):
                     job = next_job.result()
                     if k + 1 < len(pngs):
                         next_job = make(helper, k + 1)
                     raw = renderer.render_raw(job.camera, job.mats, pngs[k], job.parts)
-                    if writing is not None:
-                        writing.result()                     # its errors surface here
-                    writing = helper.submit(_finish, renderer, raw, pngs[k], job)
+                    if finishing is not None:
+                        image = renderer.labelling(raw, pngs[k], job.labels, job.camera, job.scale_bar)
+                        finishing.submit(ImageFinish(image, job.sidecar))
+                    else:
+                        if writing is not None:
+                            writing.result()                     # its errors surface here
+                        writing = helper.submit(_finish, renderer, raw, pngs[k], job)
                 if seconds is not None:
                     seconds.append(time.perf_counter() - t0)
-            with signals.rendering(cleanup=cleanup):
-                writing.result()
-            writing = None
+            if writing is not None:
+                with signals.rendering(cleanup=cut_short):
+                    writing.result()
+                writing = None
         except OSError as exc:            # a full disk stops the run; the unfinished images' temp files go
             if writing is not None:
                 writing.exception()
                 writing = None
+            if finishing is not None:
+                finishing.abandon()
             cleanup()
             raise (fatal_output_error(pngs[0].parent, exc) or exc) from None
         finally:
@@ -303,8 +350,9 @@ def render_specs(structures: dict, specs: dict[str, RenderSpec], out: Path, devi
     return done
 
 
-def render_scene(scene: PlannedScene, out: Path, device: str) -> RenderCounts:
-    """Render the images of one planned scene that are not yet on disk, in one Blender scene."""
+def render_scene(scene: PlannedScene, out: Path, device: str, finishing=None) -> RenderCounts:
+    """Render the images of one planned scene that are not yet on disk, in one Blender scene
+    (``finishing``: as ``render_jobs``)."""
     todo = [job for job in scene.images if not _on_disk(out, job.name)]
     if not todo:
         return RenderCounts()
@@ -313,7 +361,8 @@ def render_scene(scene: PlannedScene, out: Path, device: str) -> RenderCounts:
     renderer = open_renderer(scene.atoms, scene.style, device)
     try:
         t0 = time.perf_counter()
-        render_jobs(renderer, todo, out, on_image=lambda k: stage(f"{sid}: rendering {k + 1}/{len(todo)}"))
+        render_jobs(renderer, todo, out, on_image=lambda k: stage(f"{sid}: rendering {k + 1}/{len(todo)}"),
+                    finishing=finishing)
         seconds = time.perf_counter() - t0
     finally:
         device, cycles = renderer.device, renderer.cycles_seconds
@@ -321,10 +370,10 @@ def render_scene(scene: PlannedScene, out: Path, device: str) -> RenderCounts:
     return RenderCounts(len(todo), seconds, cycles, device)
 
 
-def render_scenes(scenes, out: Path, device: str) -> RenderCounts:
+def render_scenes(scenes, out: Path, device: str, finishing=None) -> RenderCounts:
     done = RenderCounts()
     for scene in scenes:
-        done += render_scene(scene, out, device)
+        done += render_scene(scene, out, device, finishing)
     return done
 
 

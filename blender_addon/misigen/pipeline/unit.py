@@ -27,7 +27,7 @@ from ..core.structure.loader import StructureSource, load_structure
 from ..core.tasks.common import MISI_BENCH_TEST_FRACTION
 from .output import OutputError, dumps, fatal_output_error
 from .progress import stage
-from .rendering import RenderCounts, all_specs, merge_scenes, plan_scenes, render_scenes
+from .rendering import RenderCounts, all_specs, finish_images, merge_scenes, plan_scenes, render_scenes
 from .run_folder import PARTS_DIR, jsonl, write_failure_part, write_parts
 
 DEFAULT_TEST_FRACTION = MISI_BENCH_TEST_FRACTION
@@ -347,25 +347,43 @@ def run_unit(structure_id: str, ctx: RunContext, feed, return_files: bool = Fals
 
 def render_unit(structure_id: str, ctx: RunContext, feed, out: Path) -> UnitSummary:
     """Render each batch of planned tasks as the feed hands it over (tasks planned meanwhile go
-    together: fewer scenes built), then write the unit's parts (``finish_unit``). A render failure
-    is the unit's: what is planned after it is not rendered."""
+    together: fewer scenes built), then write the unit's parts (``finish_unit``) once its images
+    are finished (by the feed's planning processes, where it has them: ``Feed.finishing``). A
+    render failure is the unit's: what is planned after it is not rendered."""
     t0 = time.perf_counter()
     tasks: dict = {}
     rendered, render_error = RenderCounts(), None
-    for batch in feed.planned(structure_id):
-        for planned in batch:
-            if planned.crash:
-                raise UnitCrashed(planned.crash)
-            tasks[planned.index] = planned
-        if ctx.render and render_error is None:
+    finishing = feed.finishing() if ctx.render else None
+    try:
+        for batch in feed.planned(structure_id):
+            for planned in batch:
+                if planned.crash:
+                    raise UnitCrashed(planned.crash)
+                tasks[planned.index] = planned
+            if ctx.render and render_error is None:
+                try:
+                    rendered += render_scenes(merge_scenes(sc for p in batch for sc in p.scenes), out, ctx.device,
+                                              finishing)
+                except Exception as exc:  # a render that fails must not take the batch down with it
+                    render_error = _render_failure(out, exc)
+        if finishing is not None:
             try:
-                rendered += render_scenes(merge_scenes(sc for p in batch for sc in p.scenes), out, ctx.device)
-            except Exception as exc:  # a render that fails must not take the batch down with it
-                if fatal_output_error(out, exc):
-                    raise fatal_output_error(out, exc) from None     # … unless the folder takes no writes
-                render_error = exc
+                finish_images(finishing, out)
+            except Exception as exc:  # as a render's
+                render_error = render_error or _render_failure(out, exc)
+    except BaseException:
+        if finishing is not None:
+            finishing.abandon()          # images not yet being finished are dropped with their temp files
+        raise
     return finish_unit(structure_id, [tasks[k] for k in sorted(tasks)], out, rendered, render_error,
                        time.perf_counter() - t0)
+
+
+def _render_failure(out: Path, exc: Exception) -> Exception:
+    """The unit's render failure ``exc``, unless it says the folder takes no writes (then raised)."""
+    if fatal_output_error(out, exc):
+        raise fatal_output_error(out, exc) from None
+    return exc
 
 
 def finish_unit(structure_id: str, tasks: list, out: Path, rendered: RenderCounts = RenderCounts(),

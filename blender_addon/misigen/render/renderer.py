@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import math
-import os
 import time
 from pathlib import Path
 
@@ -16,7 +15,8 @@ from ..core.scene.shading import depth_cue_range
 from ..core.structure.model import Structure
 from ..core.look.style import atom_colours, atom_radii, hex_to_rgb
 from .device import select_device
-from .labels import draw_overlay
+from .labels import font_file
+from .overlay import LabelledImage
 from .quiet import QuietStdout, quiet_stdout
 from .materials import FILL_PROPERTY, direct_material, path_material, set_depth_cue, setup_world
 from .molecule import atoms_object, bonds_object
@@ -265,11 +265,12 @@ class SceneRenderer:
                scale_bar: dict | None = None) -> None:
         """The rest of ``render``, without Blender (so it may run on another thread while Cycles
         renders the next view): draw labels and scale bar, write the PNG atomically."""
-        out_png = Path(out_png)
-        tmp = out_png.with_name(f".{out_png.stem}.tmp.png")
-        draw_overlay(str(raw), str(tmp), labels, self.style, cam.width, cam.height, scale_bar)
-        os.replace(tmp, out_png)
-        Path(raw).unlink(missing_ok=True)
+        self.labelling(raw, out_png, labels, cam, scale_bar).write()
+
+    def labelling(self, raw: Path, out_png: Path, labels, cam: Camera, scale_bar: dict | None = None) -> LabelledImage:
+        """What ``finish`` does, as values: a process without Blender may do it (a planning process)."""
+        return LabelledImage(str(raw), str(out_png), tuple(labels), self.style, cam.width, cam.height, scale_bar,
+                             str(font_file(self.style["labels"]["font"])))
 
     def close(self) -> None:
         """Remove this scene and everything it made, so long runs do not grow in memory."""
