@@ -57,13 +57,17 @@ def scan_all(records) -> collections.Counter:
     return seen
 
 
-@pytest.mark.slow      # plans both suites on the examples
-@pytest.mark.parametrize("suite", ["misi_bench", "misi_plus"])
+@pytest.mark.slow      # plans every suite on the examples
+@pytest.mark.parametrize("suite", ["misi_bench", "misi_plus", "misi_hard"])
 def test_every_rationale_of_the_examples_keeps_to_the_images(examples, suite):
     seen = scan_all(planned_records(suite, [examples], "test"))
-    # every task type with a builder says something on the examples (T7's move rounds right for few)
-    assert {"translation", "rotation", "zooming", "residue_ligand_interaction", "translation_rotation",
-            "rotation_rotation", "interaction_location", "pocket_ligand_interaction"} <= set(seen), seen
+    # every task type with a builder says something on the examples (T7's move rounds right for few;
+    # misi_hard's sparse labels and hiding orientations leave T8/T9 of the two examples none)
+    expect = {"translation", "rotation", "zooming", "residue_ligand_interaction", "translation_rotation",
+              "rotation_rotation"}
+    if suite != "misi_hard":
+        expect |= {"interaction_location", "pocket_ligand_interaction"}
+    assert expect <= set(seen), seen
 
 
 @pytest.mark.slow      # plans both suites on two shared complexes

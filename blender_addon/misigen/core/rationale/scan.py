@@ -4,9 +4,11 @@ A rationale passes when all of these hold (``scan``; ``replay`` applies it too):
 
 1. Every fact its builder records is of a kind a reader takes from the images or the question
    (``evidence.READABLE``); a 3D coordinate, depth or distance read from the sidecar is not one.
-2. Every ``calc`` fact's numeric literals are integers or numbers the question states (``given``
-   facts): no sidecar value can hide in an expression as a constant.
-3. Every decimal number in the text is the quoted text of one of those facts.
+2. Every ``calc`` fact's numeric literals are integers, numbers the question states (``given``
+   facts) or whole multiples of one (a value on the grid of a stated step, such as 22.5° with
+   steps of 7.5°): no sidecar value can hide in an expression as a constant.
+3. Every decimal number in the text is the quoted text of one of those facts, or on the grid of a
+   stated step (an allowed value the question offers).
 4. Every number followed by a unit is one the unit allows:
    - ``Å``: a reference length (a standard bond length, the scale bar's, a criterion's limit, a number
      the question states, a value rounded to the answer's step), or an estimate written "about X Å";
@@ -37,6 +39,10 @@ def _literals(expr: str) -> list[float]:
     return [float(n.value) for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, (int, float))]
 
 
+def _on_a_given_grid(x: float, givens: set) -> bool:
+    return x in givens or any(g and abs(x / g - round(x / g)) < 1e-9 for g in givens)
+
+
 def scan_facts(facts) -> list[str]:
     """Rules 1 and 2 over a builder's facts."""
     problems = []
@@ -45,7 +51,7 @@ def scan_facts(facts) -> list[str]:
         if f.kind not in READABLE:
             problems.append(f"fact {f.name or f.atoms} is a {f.kind!r} reading, which no image shows")
         if f.kind == "calc":
-            bad = [x for x in _literals(f.expr) if x != int(x) and x not in givens]
+            bad = [x for x in _literals(f.expr) if x != int(x) and not _on_a_given_grid(x, givens)]
             if bad:
                 problems.append(f"calc {f.name} = {f.expr} uses constants {bad} that no reading or question gives")
     return problems
@@ -59,8 +65,10 @@ def scan_text(text: str, facts) -> list[str]:
     """Rules 3 and 4 over a rationale's text and the facts its builder records."""
     problems = []
     quoted = {fmt(f.value, f.nd) for f in facts.items if _numeric(f)}
+    givens = {float(f.value) for f in facts.items if f.kind == "given" and _numeric(f)}
     for tok in _DECIMAL.findall(text):
-        if tok not in quoted:
+        if tok not in quoted and not any(_matches(tok, f) for f in facts.items) \
+                and not _on_a_given_grid(float(tok), givens):
             problems.append(f"rationale quotes {tok}, which no sidecar reading or step derives")
     for m in _UNIT.finditer(text):
         tok, unit = m.group(1), m.group(2)

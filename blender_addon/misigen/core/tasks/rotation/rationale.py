@@ -24,6 +24,8 @@ def roll(rec, V, F: Facts, W) -> None:
     vec = read_vectors(F, A, D, P, Q, S)
     obs = observe(F, B, P, Q, S, "o")
     values = p.values or []
+    if rec["program"].get("value_step") is not None:
+        F.given("step", rec["program"]["value_step"], "value_step")      # the finer grid the question states
     if not values:
         raise NoRationale("the program lists no allowed values")
     cands = [[{"op": "roll", "axis": ax, "value": v}] for ax in p.axes for v in values]
