@@ -166,6 +166,8 @@ def _said_and_exit_code(manifest: dict, config: RunConfig, validate: bool) -> in
         if problems:
             print(f"validate: {len(problems)} problem(s), first: {problems[0]}", file=sys.stderr)
             return EXIT_NOTHING
+        print(f"validate: OK ({manifest['counts']['records']} records against the contract: files, answers "
+              "re-derived, rationales replayed)")
     code = dataset_exit_code(manifest)
     if code == EXIT_PARTIAL:
         print(f"some inputs or samples failed: see {out / 'failures.jsonl'} (exit {code})", file=sys.stderr)
