@@ -38,15 +38,20 @@ class Slop:
 
 def projected_angle(p0, p1, p2, base, a, d) -> float | None:
     """Angle at A between base and D, all projected into the plane through p0, p1, p2."""
-    n = np.cross(p1 - p0, p2 - p1)
-    nn = np.linalg.norm(n)
-    if nn < 1e-9:
+    n = _unit(np.cross(p1 - p0, p2 - p1))
+    if n is None:
         return None
-    n = n / nn
+    return angle(_onto_plane(base, p0, n), _onto_plane(a, p0, n), _onto_plane(d, p0, n))
 
-    def proj(x):
-        return x - np.dot(x - p0, n) * n
-    return angle(proj(base), proj(a), proj(d))
+
+def _unit(v: np.ndarray) -> np.ndarray | None:
+    n = np.linalg.norm(v)
+    return None if n < 1e-9 else v / n
+
+
+def _onto_plane(x, origin, normal):
+    """``x`` projected onto the plane through ``origin`` with unit ``normal``."""
+    return x - np.dot(x - origin, normal) * normal
 
 
 def best_theta(D, A, H):
@@ -154,15 +159,10 @@ def _lone_pair_range_ok(T, a, v, lo, hi, out, strict: bool) -> bool:
 
 
 def _tau_angle(D, X, A, ref) -> float | None:
-    axis = X - D
-    n = np.linalg.norm(axis)
-    if n < 1e-9:
+    axis = _unit(X - D)
+    if axis is None:
         return None
-    axis = axis / n
-
-    def proj(x):
-        return x - np.dot(x - D, axis) * axis
-    pa, pr = proj(A) - D, proj(ref) - D
+    pa, pr = _onto_plane(A, D, axis) - D, _onto_plane(ref, D, axis) - D
     if np.linalg.norm(pa) < 1e-6 or np.linalg.norm(pr) < 1e-6:
         return None
     return vec_angle(pa, pr)

@@ -284,19 +284,18 @@ def metal_coordination(S: Search) -> list[Interaction]:
     metals_l = [i for i in np.nonzero(S.lig & T.metal)[0]]
     lig_coord = [i for i in np.nonzero(S.lig)[0] if s.element[i] in q["ligand_elements"]]
     prot_coord = [i for i in np.nonzero(S.prot)[0] if s.element[i] in q["ligand_elements"]]
+    limit = q["max_distance"]
     out = []
-    for m in metals_p:
-        for a in lig_coord:
-            d = float(np.linalg.norm(s.coords[m] - s.coords[a]))
-            if d <= q["max_distance"]:
-                out.append(_make(T, "metal", m, a, d, {},
-                                 f"{s.element[m]} (protein side) - ligand {s.element[a]} <= {q['max_distance']} A"))
-    for m in metals_l:
-        for a in prot_coord:
-            d = float(np.linalg.norm(s.coords[m] - s.coords[a]))
-            if d <= q["max_distance"]:
-                out.append(_make(T, "metal", a, m, d, {},
-                                 f"ligand {s.element[m]} - protein {s.element[a]} <= {q['max_distance']} A"))
+    for metals, partners, protein_metal in ((metals_p, lig_coord, True), (metals_l, prot_coord, False)):
+        for m in metals:
+            for a in partners:
+                d = float(np.linalg.norm(s.coords[m] - s.coords[a]))
+                if d > limit:
+                    continue
+                text = (f"{s.element[m]} (protein side) - ligand {s.element[a]} <= {limit} A" if protein_metal
+                        else f"ligand {s.element[m]} - protein {s.element[a]} <= {limit} A")
+                # (protein atom, ligand atom) in that order, whichever side holds the metal
+                out.append(_make(T, "metal", *((m, a) if protein_metal else (a, m)), d, {}, text))
     return out
 
 
