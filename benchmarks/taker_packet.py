@@ -1,7 +1,19 @@
-"""Question packets for human-style test-takers, and their scoring (docs/TAKERS.md). Not a test.
+"""Question packets for readers, their scoring, and the reader study's data (docs/TAKERS.md). Not a test.
 
     python benchmarks/taker_packet.py make OUT --packet DIR --key KEY.json [--per-cell 2] [--seed 0]
     python benchmarks/taker_packet.py score OUT --key KEY.json --answers DIR/answers.jsonl [--json F]
+    python benchmarks/taker_packet.py deal SUITE=OUT [SUITE=OUT …] --dir DIR --readers N --per-reader K
+                                          --kind eye|careful [--name-from 1] [--seed 0]
+    python benchmarks/taker_packet.py collect DIR [DIR …] --into benchmarks/data/reader_answers.jsonl
+
+``deal`` is the reader study's: it gives each of N readers a packet of K questions, **at most one per
+complex** (a reader with two questions of one complex borrows the pose or the scale from the other),
+spread evenly over the (suite, task) cells, no question dealt twice to readers of one kind, from the
+questions whose images are all written (a run still rendering deals what it has). Each reader's
+packet is ``DIR/<reader>/`` and its key ``DIR/<reader>.key.json``. ``collect`` scores every
+answered packet in the DIRs with misigen's scoring and writes one JSON line per answer (reader, kind,
+suite, question id, task, score row, exact, composite, and the question's difficulty features): the
+data ``calibrate-levels --answers`` fits the levels on.
 
 ``make`` draws, from a rendered dataset OUT, up to ``--per-cell`` questions per (task, difficulty
 level) of the test split (deterministically from the seed), and writes for each one a folder
@@ -32,7 +44,22 @@ LETTERS = "ABCD"
 
 
 def read_records(out: Path) -> list[dict]:
-    return [json.loads(line) for line in (out / "annotations.jsonl").read_text().splitlines() if line.strip()]
+    """A dataset's records: its annotations.jsonl, or, while it is still being written, the parts of
+    the structures it has finished whose images are all on disk."""
+    path = out / "annotations.jsonl"
+    if path.is_file():
+        return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    recs = []
+    for part in sorted((out / "parts").glob("*.jsonl")):
+        if part.name.startswith("_") or part.name.endswith(".failures.jsonl"):
+            continue
+        for line in part.read_text().splitlines():
+            if line.strip():
+                r = json.loads(line)
+                files = list(r["images"]) + [o for o in r.get("options") or [] if str(o).startswith("images/")]
+                if all((out / f).is_file() for f in files):
+                    recs.append(r)
+    return recs
 
 
 def draw(records: list[dict], per_cell: int, seed: int, split: str = "test") -> list[dict]:
@@ -64,6 +91,32 @@ def write_question(out: Path, rec: dict, folder: Path) -> None:
         else:
             text += "\n\nOptions:\n" + "\n".join(f"{l}. {o}" for l, o in zip(LETTERS, rec["options"]))
     (folder / "question.txt").write_text(text + "\n", encoding="utf-8")
+    write_sheets(folder)
+
+
+SHEET_CAPTION = 22
+
+
+def write_sheets(folder: Path, per_sheet: int = 4) -> None:
+    """The question's images, four to a sheet (2 × 2, each at its own size under a caption with its
+    file name): a reader opens one or two sheets per question instead of every file, and sees each
+    image at its full resolution (a 2 × 2 sheet of 512² images stays under the size viewers shrink)."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    files = sorted(folder.glob("image_*.png"), key=lambda f: int(f.stem.split("_")[1])) + sorted(folder.glob("option_*.png"))
+    font = ImageFont.load_default(size=16)
+    for k in range(0, len(files), per_sheet):
+        group = [Image.open(f).convert("RGB") for f in files[k:k + per_sheet]]
+        w, h = max(im.width for im in group), max(im.height for im in group)
+        cols = min(2, len(group))
+        rows = (len(group) + cols - 1) // cols
+        sheet = Image.new("RGB", (cols * w + (cols - 1) * 4, rows * (h + SHEET_CAPTION) + (rows - 1) * 4), (60, 60, 60))
+        draw = ImageDraw.Draw(sheet)
+        for i, (im, f) in enumerate(zip(group, files[k:k + per_sheet])):
+            x, y = (i % cols) * (w + 4), (i // cols) * (h + SHEET_CAPTION + 4)
+            draw.text((x + 4, y + 2), f.stem, fill=(255, 255, 255), font=font)
+            sheet.paste(im, (x, y + SHEET_CAPTION))
+        sheet.save(folder / f"sheet_{k // per_sheet + 1}.png")
 
 
 def make(args) -> int:
@@ -117,6 +170,114 @@ def score(args) -> int:
     return 0
 
 
+# ------------------------------------------------------------------ the reader study
+def dealt_ids(folder: Path, kind: str) -> set:
+    """Question ids already dealt to readers of ``kind`` in ``folder`` (earlier waves)."""
+    got = set()
+    for key in folder.glob("*.key.json"):
+        meta = json.loads(key.read_text())
+        if meta.get("kind") == kind:
+            got |= {q["id"] for q in meta["questions"].values()}
+    return got
+
+
+def deal_packets(pools: dict, n_readers: int, per_reader: int, rng: random.Random, used: set) -> list[list]:
+    """Each reader's questions: per reader at most one per structure, the (suite, task) cells kept
+    even over everything dealt, nothing in ``used`` dealt again. ``pools``: suite → records."""
+    cells = defaultdict(list)
+    for suite in sorted(pools):
+        for r in sorted(pools[suite], key=lambda r: r["id"]):
+            if r["id"] not in used:
+                cells[(suite, r["task"])].append((suite, r))
+    for key in sorted(cells):
+        rng.shuffle(cells[key])
+    counts = {key: 0 for key in cells}
+    packets = []
+    for _ in range(n_readers):
+        seen, mine = set(), []
+        while len(mine) < per_reader:
+            order = sorted(counts, key=lambda k: (counts[k], rng.random()))
+            for key in order:
+                pick = next((i for i, (_, r) in enumerate(cells[key]) if r["structure"] not in seen), None)
+                if pick is not None:
+                    suite, rec = cells[key].pop(pick)
+                    counts[key] += 1
+                    seen.add(rec["structure"])
+                    mine.append((suite, rec))
+                    break
+            else:
+                break                      # no cell has a question of a structure this reader lacks
+        rng.shuffle(mine)
+        packets.append(mine)
+    return packets
+
+
+def deal(args) -> int:
+    folder = Path(args.dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    sources = dict(item.split("=", 1) for item in args.datasets)
+    pools = {suite: read_records(Path(out)) for suite, out in sources.items()}
+    pools = {suite: [r for r in recs if args.split == "all" or r["split"] == args.split] for suite, recs in pools.items()}
+    rng = random.Random(args.seed)
+    packets = deal_packets(pools, args.readers, args.per_reader, rng, dealt_ids(folder, args.kind))
+    for k, questions in enumerate(packets):
+        reader = f"{args.kind}{args.name_from + k:02d}"
+        packet = folder / reader
+        if packet.exists():
+            raise SystemExit(f"{packet} exists: a packet is written once")
+        key = {}
+        for j, (suite, rec) in enumerate(questions, 1):
+            q = f"q{j:03d}"
+            write_question(Path(sources[suite]), rec, packet / q)
+            key[q] = {"id": rec["id"], "suite": suite, "task": rec["task"], "structure": rec["structure"]}
+        (packet / "answers.jsonl").write_text("")
+        (folder / f"{reader}.key.json").write_text(json.dumps(
+            {"reader": reader, "kind": args.kind, "datasets": sources, "questions": key}, indent=1))
+        print(f"{reader}: {len(questions)} questions in {packet}")
+    return 0
+
+
+NUMERIC = (bool, int, float)
+
+
+def collect(args) -> int:
+    """One JSON line per answered question of every packet in the folders: the study's data."""
+    from misigen.core.tasks.scoring import in_paper_average, score_answer, score_row
+
+    rows, records = [], {}
+    for folder in map(Path, args.dirs):
+        for keyfile in sorted(folder.glob("*.key.json")):
+            meta = json.loads(keyfile.read_text())
+            answers_path = folder / meta["reader"] / "answers.jsonl"
+            answers = {}
+            for line in answers_path.read_text().splitlines() if answers_path.is_file() else []:
+                if line.strip():
+                    row = json.loads(line)
+                    answers[row["q"]] = str(row.get("answer", ""))
+            if not answers:
+                print(f"{meta['reader']}: no answers yet", file=sys.stderr)
+                continue
+            for q, info in sorted(meta["questions"].items()):
+                out = meta["datasets"][info["suite"]]
+                if out not in records:
+                    records[out] = {r["id"]: r for r in read_records(Path(out))}
+                rec = records[out][info["id"]]
+                given = answers.get(q)
+                s = score_answer(rec["task"], given or "", rec)
+                diff = rec["program"].get("difficulty") or {}
+                rows.append({"reader": meta["reader"], "kind": meta["kind"], "suite": info["suite"], "id": rec["id"],
+                             "structure": rec["structure"], "task": rec["task"], "row": score_row(rec),
+                             "paper_average": in_paper_average(rec), "answer": given, "truth": rec["answer"],
+                             "exact": s["exact"], "composite": round(float(s["composite"]), 4),
+                             "features": {k: v for k, v in sorted(diff.items())
+                                          if isinstance(v, NUMERIC) and k not in ("score", "level")}})
+    rows.sort(key=lambda r: (r["kind"], r["reader"], r["id"]))
+    Path(args.into).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.into).write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in rows))
+    print(f"{len(rows)} answers from {len({r['reader'] for r in rows})} readers -> {args.into}")
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="command", required=True)
@@ -132,8 +293,20 @@ def main(argv=None) -> int:
     s.add_argument("--key", required=True)
     s.add_argument("--answers", required=True)
     s.add_argument("--json")
+    d = sub.add_parser("deal")
+    d.add_argument("datasets", nargs="+", help="SUITE=OUT: a rendered dataset and the suite it was made with")
+    d.add_argument("--dir", required=True)
+    d.add_argument("--readers", type=int, required=True)
+    d.add_argument("--per-reader", type=int, required=True)
+    d.add_argument("--kind", required=True, choices=("eye", "careful"))
+    d.add_argument("--name-from", type=int, default=1)
+    d.add_argument("--seed", type=int, default=0)
+    d.add_argument("--split", default="test", choices=("train", "test", "all"))
+    c = sub.add_parser("collect")
+    c.add_argument("dirs", nargs="+")
+    c.add_argument("--into", required=True)
     args = ap.parse_args(argv)
-    return make(args) if args.command == "make" else score(args)
+    return {"make": make, "score": score, "deal": deal, "collect": collect}[args.command](args)
 
 
 if __name__ == "__main__":
