@@ -15,10 +15,11 @@ import pytest
 
 from misigen.core.chemistry import ccd
 from misigen.core.errors import InputError
-from misigen.core.chemistry.ligand import parse_selectors, read_ligand_map
+from misigen.core.chemistry.ligand import parse_selectors
 from misigen.core.chemistry.interactions import find_interactions
 from misigen.core.chemistry.interactions.hbond_rules import acceptor_rule, donor_rule
 from misigen.core.chemistry.interactions.atom_typing import type_structure
+from misigen.core.structure.ligand_map import read_ligand_map
 from misigen.core.structure.loader import discover, load_structure
 
 EXCERPTS = Path(__file__).resolve().parent / "data" / "excerpts"

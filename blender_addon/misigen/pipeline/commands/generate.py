@@ -103,7 +103,7 @@ def config_from_args(args, structures) -> RunConfig:
         gpus = count_gpus(args.device)
     ligands = {}
     if args.ligands:
-        from ...core.chemistry.ligand import read_ligand_map
+        from ...core.structure.ligand_map import read_ligand_map
         ligands = read_ligand_map(args.ligands)
     ray = {}
     if args.executor == "ray":

@@ -2,7 +2,8 @@
 
 One module per job:
 
-* ``selectors``: naming a ligand (``RES:CHAIN:NUM[+…]``, ``--ligand``) and the ``--ligands`` file;
+* ``selectors``: naming a ligand (``RES:CHAIN:NUM[+…]``, ``--ligand``; the ``--ligands`` file is read by
+  ``core/structure/ligand_map.py``);
 * ``groups``: HETATM residues and the covalent links between them (CONECT, LINK or covalent-radius
   distance) and to the protein;
 * ``choice``: which residues are the ligand (``choose_ligand``);
@@ -19,8 +20,8 @@ from .choice import LigandChoice, choose_ligand, protein_contacts
 from .groups import protein_links
 from .names import unique_names
 from .roles import residue_roles
-from .selectors import Selector, parse_selectors, read_ligand_map, residue_id
+from .selectors import Selector, parse_selectors, residue_id
 
 __all__ = ["TEMPLATE_PROP", "ligand_mol", "prefetch_templates", "LigandChoice", "choose_ligand",
            "protein_contacts", "protein_links", "unique_names", "residue_roles", "Selector", "parse_selectors",
-           "read_ligand_map", "residue_id"]
+           "residue_id"]
