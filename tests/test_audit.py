@@ -5,9 +5,9 @@ import json
 import numpy as np
 import pytest
 
-from misigen.core.quality.audit import (audit_records, binomial_tail, exact_lower, format_audit, image_guessers,
-                                least_judgeable, text_guessers, wilson_lower)
-from misigen.core.tasks.guessers import HeldOut
+from misigen.core.quality.audit import (audit_records, binomial_tail, exact_lower, format_audit, least_judgeable,
+                                wilson_lower)
+from misigen.core.tasks.guessers import HeldOut, image_guessers, text_guessers
 
 
 def test_wilson_lower_bound():

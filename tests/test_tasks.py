@@ -416,7 +416,7 @@ def test_product_designs_leave_option_guessers_at_chance(tasks):
     Metropolis–Hastings magnitude partner) leaves every text-only guesser at 25 %, and needs each
     magnitude in well over a quarter of the questions. Without the acceptance rule the smaller
     magnitude is the answer too often; with MiSI-Bench's perturbations some guessers do far better."""
-    from misigen.core.quality.audit import text_guessers
+    from misigen.core.tasks.guessers import text_guessers
     from misigen.core.tasks.distractors import paper_move_distractors, prior_weight
     product = tasks["interaction_location"].data["distractors"]["product"]
     table = product["magnitude_prior"]

@@ -52,7 +52,6 @@ import numpy as np
 
 from .necessity import necessity
 from ..tasks.catalog import REGISTRY
-from ..tasks.guessers import image_guessers, text_guessers  # noqa: F401  (re-exported: the audit's guessers)
 
 
 def wilson_lower(k: float, n: int, confidence: float) -> float:
