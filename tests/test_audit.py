@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 
-from misigen.core.quality.audit import (audit_records, binomial_tail, exact_lower, format_audit, least_judgeable,
+from misigen.core.tasks.audit import (audit_records, binomial_tail, exact_lower, format_audit, least_judgeable,
                                 wilson_lower)
 from misigen.core.tasks.guessers import HeldOut, image_guessers, text_guessers
 

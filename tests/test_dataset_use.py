@@ -455,7 +455,7 @@ def test_generate_writes_a_dataset_card(rendered, planned):
 
 @pytest.mark.slow      # plans every task on the examples (the `planned` fixture)
 def test_audit_and_report_show_levels(planned):
-    from misigen.core.quality.audit import format_audit
+    from misigen.core.tasks.audit import format_audit
     from misigen.pipeline.audit import audit_dataset
     from misigen.pipeline.report import write_report
 

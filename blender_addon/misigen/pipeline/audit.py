@@ -1,4 +1,4 @@
-"""Blind baselines for a generated dataset (``core/quality/audit.py``), for ``generate`` and the ``audit`` command.
+"""Blind baselines for a generated dataset (``core/tasks/audit.py``), for ``generate`` and the ``audit`` command.
 
 Reads OUT/annotations.jsonl, the audit settings the suite put in OUT/manifest.json, and the
 images (grey scale, downsampled); writes OUT/audit.json. The report is not ok when a guesser
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..core.quality.audit import audit_records
+from ..core.tasks.audit import audit_records
 from ..core.tasks.spec import load_dataset_modules
 from . import progress
 from .output import inside, write_json_atomic

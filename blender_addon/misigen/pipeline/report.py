@@ -228,7 +228,7 @@ def _audit(out: Path) -> str:
             parts.append(f"<h3>{e(f.name)}</h3><p>not JSON: {e(str(exc))}</p>")
             continue
         try:                    # the audit's own table; its raw JSON if that cannot be formatted
-            from ..core.quality.audit import format_audit
+            from ..core.tasks.audit import format_audit
             text = format_audit(report)
         except Exception:  # noqa: BLE001 - an audit file of another version still shows
             text = json.dumps(report, indent=1, sort_keys=True)

@@ -11,10 +11,11 @@ read, scored, checked, guessed) → ``registry`` (``TaskType``: every rule of on
 (planner loop) → ``shared/`` (what a family of tasks shares) → one folder per task
 (``translation/`` … ``docking/``; each exports ``TASK_TYPES``) → ``catalog`` (builds ``REGISTRY``
 from them) → ``spec`` (loads suites, their own task ``modules:`` and specs through the registry) →
-``scoring``. Plugin tasks import ``misigen.tasks`` (the public task API), not these modules.
-Each Sample carries RenderSpecs (images, option images) that the pipeline renders once per
-distinct ``spec.key()``; the answer string comes from the one formatter of its task and its
-``program`` holds the machine-readable ground truth.
+``scoring`` and ``audit`` (a finished dataset's records, scored and guessed blind). Plugin tasks
+import ``misigen.tasks`` (the public task API), not these modules. Each Sample carries RenderSpecs
+(images, option images) that the pipeline renders once per distinct ``spec.key()``; the answer
+string comes from the one formatter of its task and its ``program`` holds the machine-readable
+ground truth.
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Blind guessers of the audit (``core/quality/audit.py``) that answer kinds and several tasks share (letters,
+"""Blind guessers of the audit (``core/tasks/audit.py``) that answer kinds and several tasks share (letters,
 move/roll majorities, option texts, option images); a task's own guessers are in its folder.
 
 Each hook adds rows to the audit's ``rows`` (``add(name, credit, chance, kind)`` per question,

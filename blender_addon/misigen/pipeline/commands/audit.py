@@ -12,7 +12,7 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from ...core.quality.audit import format_audit
+    from ...core.tasks.audit import format_audit
     from ..audit import audit_dataset
 
     out = Path(args.out)

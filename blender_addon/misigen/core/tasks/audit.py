@@ -50,8 +50,8 @@ from statistics import NormalDist
 
 import numpy as np
 
-from .necessity import necessity
-from ..tasks.catalog import REGISTRY
+from ..quality.necessity import necessity
+from .catalog import REGISTRY
 
 
 def wilson_lower(k: float, n: int, confidence: float) -> float:
