@@ -111,7 +111,3 @@ class Structure:
             ligand_mol=ligand_mol, meta=dict(self.meta),
             role=self.role[mask] if self.role is not None else None,
         )
-
-
-def empty_bonds():
-    return np.zeros((0, 2), dtype=np.int64), np.zeros(0, dtype=np.float64)

@@ -1,11 +1,11 @@
 """Answer formatters and parsers beyond move/roll (those are ``core.op_grammar``): H-bond
-lists (T4, T9) and option letters. One formatter, one parser per format; round-trip tested."""
+lists (T4, T9) and option letters (a letter is written as ``common.LETTERS[i]``; only read here).
+One formatter, one parser per format; round-trip tested."""
 from __future__ import annotations
 
 import re
 
 from ..op_grammar import format_ops, parse_ops
-from .common import LETTERS
 
 # ------------------------------------------------------------------ H-bond pairs
 _T9 = re.compile(r"^\s*(\S+)\s+(-?\d+)([A-Za-z]?)\s+(\S+)\s+(\S+)\s*,\s*(\S+)\s*$")
@@ -135,10 +135,6 @@ def parse_letter(text: str) -> str:
     if not m:
         raise ValueError(f"expected a letter A–D, got {text!r}")
     return m.group(1).upper()
-
-
-def format_letter(index: int) -> str:
-    return LETTERS[index]
 
 
 # ------------------------------------------------------------------ canonical form (exact match)

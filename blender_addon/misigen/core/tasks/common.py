@@ -14,7 +14,7 @@ import numpy as np
 
 from ..scene import geometry
 from ..scene.camera import Camera, fit_camera
-from ..op_grammar import Op, format_number
+from ..op_grammar import format_number
 from ..scene.scene_plan import PARTS, RenderSpec, part_matrices, pocket_keep, posed_coords, shown_structure
 from ..structure.model import Structure
 from ..look.style import atom_radii, style_hash
@@ -325,10 +325,6 @@ def in_frame(camera: Camera, xyz: np.ndarray, radii=None) -> np.ndarray:
     return (depth > camera.clip[0] + (0 if radii is None else np.asarray(radii))) & \
         (pix[:, 0] - r >= 0) & (pix[:, 0] + r <= camera.width) & \
         (pix[:, 1] - r >= 0) & (pix[:, 1] + r <= camera.height)
-
-
-def op_from_dict(d: dict) -> Op:
-    return Op(d["op"], d["axis"], float(d["value"]))
 
 
 __all__ = ["Rejected", "Planned", "Sample", "split_for", "make_rng", "sample_seed", "range_values", "Context",

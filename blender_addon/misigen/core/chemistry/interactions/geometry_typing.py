@@ -454,13 +454,6 @@ def _ring_n_from_bond_lengths(ring, saturated, claimed, t, el, nb, d):
             t[r] = "N2" if r in double else "Npl"
 
 
-def nb_iter(atoms, nb):
-    seen = set(atoms)
-    for i in atoms:
-        seen.update(nb[i])
-    return seen
-
-
 def apply_charge_pass(atoms, t, element, nb, aromatic_atoms, rings, types_lookup=None, urea_ng=False):
     """Pass 6: aliphatic amines are N3+, guanidinium/amidinium N are Ng+, O on Cac is O2-.
 
