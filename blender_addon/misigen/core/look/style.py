@@ -34,10 +34,6 @@ def read_yaml(path: Path):
         raise InputError(path, f"invalid YAML: {exc}".replace("\n", " ")) from None
 
 
-def resolve_preset_path(name_or_path: str | Path) -> Path:
-    return preset_path(name_or_path)       # bundled names, then the user presets folder, or a path
-
-
 def _merge_checked(base, override, path, where=""):
     """Deep-merge ``override`` into a copy of ``base``; keys and types must exist in base."""
     if not isinstance(override, dict):
@@ -106,7 +102,7 @@ def _preset_chain(path: Path, ref_path: Path) -> list[tuple[Path, dict]]:
             break
         if not isinstance(parent, str):
             raise InputError(path, f"extends: expected a preset name or path, got {parent!r}")
-        path = resolve_preset_path(parent)
+        path = preset_path(parent)
     return chain[::-1]
 
 
@@ -115,7 +111,7 @@ def load_style(name_or_path: str | Path = REFERENCE_PRESET, overrides: dict | No
     the named preset, then ``overrides``."""
     ref_path = SCENES_DIR / f"{REFERENCE_PRESET}.yaml"
     style = read_yaml(ref_path)
-    chain = _preset_chain(resolve_preset_path(name_or_path), ref_path)
+    chain = _preset_chain(preset_path(name_or_path), ref_path)
     for path, data in chain:
         style = _merge_checked(style, data, path)
     if overrides:
