@@ -30,8 +30,6 @@ from .progress import stage
 from .rendering import RenderCounts, all_specs, finish_images, merge_scenes, plan_scenes, render_scenes
 from .run_folder import PARTS_DIR, jsonl, write_failure_part, write_parts
 
-DEFAULT_TEST_FRACTION = MISI_BENCH_TEST_FRACTION
-
 
 @dataclass(frozen=True)
 class RunContext:
@@ -168,8 +166,8 @@ class UnitPlanning:
         self.source, self.tasks, self.style, self.seed = source, list(tasks), style, seed
         self.structure = load_cached(source, ligands.get(source.id))
         self.loaded = {source.id: self.structure}
-        fraction = self.tasks[0].suite.get("test_fraction", DEFAULT_TEST_FRACTION) if self.tasks \
-            else DEFAULT_TEST_FRACTION
+        fraction = self.tasks[0].suite.get("test_fraction", MISI_BENCH_TEST_FRACTION) if self.tasks \
+            else MISI_BENCH_TEST_FRACTION
         self.split = split_for(source.split_key or source.id, seed, fraction) if split_mode == "auto" else split_mode
         self.partners = run_partners(catalog or {source.id: source}, split_mode, seed, fraction, self.loaded,
                                      ligands)
