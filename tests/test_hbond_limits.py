@@ -56,12 +56,11 @@ def test_the_default_relaxation_is_read_from_the_table(hivp, monkeypatch):
 
 def test_the_kind_table_is_the_one_list_of_kinds(hivp, complexes):
     from misigen.core.structure.loader import discover, load_structure
-    from misigen.core.tasks import kinds as task_kinds
-    assert INTERACTION_KINDS == tuple(KINDS) == task_kinds.NAMES
+    from misigen.core.tasks.shared.hbond import INTERACTION
+    assert INTERACTION_KINDS == tuple(KINDS) == INTERACTION[0].fields["kind"][0].choices    # what a spec may ask
     ptp1b = load_structure(discover([complexes / "paired" / "ptp1b"])[0])
     every = find_interactions(ptp1b, kinds=INTERACTION_KINDS)
     for name, kind in KINDS.items():
-        assert task_kinds.name(name) == kind.noun and task_kinds.name(name, True) == kind.plural
         assert name == "hbond" or f"{kind.limit():g} Å" in kind.criteria_text()
         alone = find_interactions(ptp1b, kinds=(name,))
         assert alone == [it for it in every if it.kind == name]

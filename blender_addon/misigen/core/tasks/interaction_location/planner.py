@@ -10,9 +10,10 @@ from collections import Counter
 
 import numpy as np
 
+from ...chemistry.interactions import KINDS
 from ...scene import geometry
 from ...op_grammar import Op, format_number, format_ops, parse_ops
-from .. import kinds, prompts
+from .. import prompts
 from ..answers import hbond_entry
 from ..base import Unavailable
 from ..common import LETTERS, Planned, Rejected, balanced_order, rnd
@@ -34,7 +35,7 @@ class LocationPlanner(HBondPlanner):
     def setup(self):
         self.hb = self.found()
         if not self.hb:
-            raise Unavailable(f"no protein–ligand {kinds.name(self.kind)} in this complex")
+            raise Unavailable(f"no protein–ligand {KINDS[self.kind].noun} in this complex")
         self.labels = self.label_plan()
         self.specs = self.views(self.labels, pose=self.hiding_pose(self.contact_rows()))
         self.front = self.specs[self.d["views"].index(self.d["after_view"])]
@@ -48,7 +49,7 @@ class LocationPlanner(HBondPlanner):
 
     @property
     def count_why(self):
-        return f"only {len(self.hb)} {kinds.name(self.kind, True)} in this complex"
+        return f"only {len(self.hb)} {KINDS[self.kind].plural} in this complex"
 
     def midpoint(self, it):
         """The interaction's centre: midpoint of its two heavy atoms (H-bond) or of its two groups'
@@ -156,7 +157,7 @@ class LocationPlanner(HBondPlanner):
         else:
             p_names, l_names = it.partner_atoms()
             hb_text = (f"ligand atom(s) {', '.join(l_names)} and atom(s) {', '.join(p_names)} of residue "
-                       f"{self.residue_label_text(it)} form a {kinds.name(self.kind)} (its centre: the midpoint "
+                       f"{self.residue_label_text(it)} form a {KINDS[self.kind].noun} (its centre: the midpoint "
                        f"between the centres of the two groups)")
         texts = [f"the complex seen {prompts.view_text(v)}" for v in d["views"]]
         options_text = "Options:\n" + "\n".join(f"{L}. {t}" for L, t in zip(order, texts_opt))

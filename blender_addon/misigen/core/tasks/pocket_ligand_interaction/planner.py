@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from .. import kinds, prompts
+from ...chemistry.interactions import KINDS
+from .. import prompts
 from ..answers import format_pocket_hbonds, format_residues, hbond_entry, residue_entry
 from ..base import Unavailable
 from ..common import Planned, Rejected, rnd
@@ -16,7 +17,7 @@ class PocketPlanner(HBondPlanner):
     def setup(self):
         self.hb = self.found()
         if not self.hb and self.d["without_interactions"][self.split] == "skip":
-            raise Unavailable(f"no protein–ligand {kinds.name(self.kind)} in this complex ({self.split} split: "
+            raise Unavailable(f"no protein–ligand {KINDS[self.kind].noun} in this complex ({self.split} split: "
                               f"complexes without one are skipped)")
         self.labels = self.label_plan()
         self.specs = self.views(self.labels, pose=self.hiding_pose(self.contact_rows()))

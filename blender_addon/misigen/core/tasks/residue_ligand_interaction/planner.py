@@ -12,8 +12,9 @@ from collections import Counter
 
 import numpy as np
 
+from ...chemistry.interactions import KINDS
 from ...scene.labels import LabelPlan, atom_id, ligand_atom_id
-from .. import kinds, prompts
+from .. import prompts
 from ..answers import format_residue_answer, format_yesno, hbond_entry
 from ..base import HETERO
 from ..common import COMPLEX, Planned, Rejected, balanced_order, rnd
@@ -68,7 +69,7 @@ class ResiduePlanner(HBondPlanner):
             turn = "no" if turn == "yes" else "yes"
         self.seq = seq
         self.n_yes_residues = len([k for k in residues if k in by_res])
-        self.count_why = (f"the complex has {self.n_yes_residues} residue(s) with a {kinds.name(self.kind)} to the ligand"
+        self.count_why = (f"the complex has {self.n_yes_residues} residue(s) with a {KINDS[self.kind].noun} to the ligand"
                           + (" that have a matched negative" if d["negatives"]["mode"] == "matched" else "")
                           + f" and {len([k for k in residues if k not in by_res])} without; Yes and No questions "
                           "are made in equal numbers")

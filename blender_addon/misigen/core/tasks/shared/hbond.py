@@ -4,21 +4,24 @@ H-bond readings of their difficulty (their rationales' readings: ``hbond_rationa
 
 Ground truth is ``core.chemistry.interactions.find_interactions`` on the FULL structure (hydrogens
 included when present), by the suite's H-bond definition; a spec's ``interaction.kind`` asks
-about another kind the finder knows (``kinds.py``). Readability: a sample is kept only when every
-name its answer needs is drawn in at least one of its images and every H-bond atom is visible in
-at least one.
+about another kind the finder knows (``core.chemistry.interactions.KINDS``, whose words and criteria
+the prompts state, so a prompt never disagrees with the ground truth). H-bonds keep MiSI-Bench's
+atom-level answers; the other kinds are asked at the residue level (T4 ``Yes`` / ``No``, T9 a list of
+residues ``ASP 189 A; LYS 70 A`` or ``No``), because their partners are groups (rings, charged groups)
+that labels cannot name one by one. Readability: a sample is kept only when every name its answer
+needs is drawn in at least one of its images and every H-bond atom is visible in at least one.
 """
 from __future__ import annotations
 
 import numpy as np
 
+from ...chemistry.interactions import INTERACTION_KINDS, KINDS
 from ...scene.camera import visible_atoms
 from ...data_files import load_table
 from ...scene.labels import ligand_atom_id, residue_id
 from ...op_grammar import Op
 from ...rationale.evidence import atom_key
 from ...rationale.limits import MAX_NO, SHARED_PROTON, SLOP, acceptor_limit
-from .. import kinds
 from ..base import Planner
 from ..schema import Bool, Enum, Map, knob, rejection
 
@@ -43,7 +46,7 @@ def residue_class(resname: str) -> str:
 class HBondPlanner(Planner):
     """Shared checks: the H-bond atoms are visible in at least one view and every name the
     answer needs is labelled in at least one view. ``interaction.kind`` (spec) asks about another
-    kind the finder knows; its answer is then residue-level (``kinds.py``)."""
+    kind the finder knows; its answer is then residue-level (module docstring)."""
 
     @property
     def kind(self) -> str:
@@ -54,8 +57,8 @@ class HBondPlanner(Planner):
         return self.ctx.interactions(self.kind, self.task.suite.get("hbond_definition"))
 
     def kind_fields(self) -> dict:
-        return {"interaction": kinds.name(self.kind), "interactions": kinds.name(self.kind, True),
-                "criteria": kinds.criteria_text(self.kind)}
+        kind = KINDS[self.kind]
+        return {"interaction": kind.noun, "interactions": kind.plural, "criteria": kind.criteria_text()}
 
     def views(self, labels, residues=None, names=None, pose=()) -> list:
         """The question's views of the start ``pose``; under ``labels: sparse`` only every other view
@@ -151,7 +154,7 @@ HB_REJECTION = rejection(require_visible=(Bool(), True), require_labels=(Bool(),
 # labels: sparse (labels in every other view only) and occlusion: high (the start pose that hides the
 # answer-free candidate atoms most): what the interaction tasks' ``difficulty:`` block may set
 HB_KNOBS = ("labels", "occlusion")
-INTERACTION = (Map({"kind": (Enum(kinds.NAMES), "hbond")}), {})
+INTERACTION = (Map({"kind": (Enum(INTERACTION_KINDS), "hbond")}), {})
 KIND_FIELDS = frozenset({"interaction", "interactions", "criteria"})
 
 
