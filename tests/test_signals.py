@@ -54,12 +54,25 @@ def test_a_signal_inside_a_long_block_cuts_it_short_and_removes_its_temp_files(t
     assert not temp.exists()
 
 
-def test_without_install_a_block_changes_nothing():
+def test_without_install_a_block_changes_nothing(monkeypatch):
+    """The GUI and the API never install the handlers: there a block holds no signal back (Ctrl-C
+    stops at once, as Python's own handler does), keeps no cleanup and leaves the handlers as they were."""
     from misigen.pipeline import signals
-    if signals._state.installed:                  # pragma: no cover - installed only by CLI processes
-        pytest.skip("signals installed in this process")
-    with signals.rendering():
-        pass
+    monkeypatch.setattr(signals, "_state", signals._State())     # a process that never called install()
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        handlers = {sig: signal.getsignal(sig) for sig in signals.STOP_SIGNALS}
+        cleaned, after_signal = [], []
+        with pytest.raises(KeyboardInterrupt):
+            with signals.rendering(cleanup=lambda: cleaned.append(True)):
+                assert signals._state.depth == 0 and signals._state.cleanups == []
+                signal.raise_signal(signal.SIGINT)
+                after_signal.append(True)
+        assert after_signal == [] and cleaned == []
+        assert signals._state.pending is None and signals._state.depth == 0
+        assert {sig: signal.getsignal(sig) for sig in signals.STOP_SIGNALS} == handlers
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _generate(examples, out, *extra, structures=("wagner_brd4",)):
