@@ -66,9 +66,6 @@ class Typed:
         """Tetrahedral or a single-geometry atom (H)."""
         return type_geometry(self.types[i]) in (1, 4)
 
-    def ring_sizes(self, i: int) -> list:
-        return [len(self.rings[k]) for k in self.atom_rings.get(i, [])]
-
     def in_aromatic_ring(self, i: int) -> bool:
         return any(self.aromatic_ring[k] for k in self.atom_rings.get(i, []))
 

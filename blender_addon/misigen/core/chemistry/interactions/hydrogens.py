@@ -15,12 +15,6 @@ def _unit(v):
     return v / n if n > 1e-9 else v
 
 
-def _perp(v):
-    """A unit vector perpendicular to v (deterministic; used only where any choice is equivalent)."""
-    a = np.array([1.0, 0.0, 0.0]) if abs(v[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
-    return _unit(np.cross(v, a))
-
-
 COS5475, SIN5475 = np.cos(np.radians(54.75)), np.sin(np.radians(54.75))
 
 
