@@ -346,14 +346,15 @@ def test_no_false_alarm_on_twenty_honest_two_complex_datasets(tmp_path, complexe
     passes every one (no exit 4), and the guessers too small to judge are said to be so."""
     from misigen.pipeline.exit_codes import EXIT_AUDIT, dataset_exit_code
     from misigen.pipeline.generate import generate
+    from misigen.pipeline.run_config import RunConfig
     pool = [complexes / "pdb" / f"{p}.pdb" for p in HONEST_PDB] + sorted(
         d for d in (complexes / "paired").iterdir() if d.is_dir() and d.name not in EXAMPLE_IDS)
     failed = []
     for seed in range(20):
         a, b = pool[(2 * seed) % len(pool)], pool[(2 * seed + 1 + 2 * (seed // 13)) % len(pool)]
         out = tmp_path / f"run{seed:02d}"
-        manifest = generate([a, b], out, split="test", seed=seed, render=False, progress=False,
-                            overrides={"render": {"resolution": [256, 256]}})
+        manifest = generate(RunConfig([a, b], out, split="test", seed=seed, render=False, progress=False,
+                                      overrides={"render": {"resolution": [256, 256]}}))
         assert manifest["counts"]["structures"] == 2 and manifest["this_run"]["done"] == 2, (a, b)
         audit = manifest["audit"]
         assert audit["too_few"], "a two-complex dataset has guessers too small to judge, and says so"

@@ -11,7 +11,7 @@
     task = api.load_task("rotation")                             # from the bundled suite
     samples, failures = api.plan_task(task, complex_, style)     # QA samples, nothing rendered
     api.render_sample(complex_, samples[0], "out")               # its images + sidecars + record
-    api.generate(["scenes/examples"], "out", scene="draft", tasks=["rotation"])
+    api.generate(api.RunConfig(["scenes/examples"], "out", scene="draft", tasks=["rotation"]))
 
 This module only re-exports (as BlenderProc's API does): each name is a stable alias of a
 function in ``core`` or ``pipeline``, whose other internals may change. Only ``open_renderer``,
@@ -31,10 +31,11 @@ from .core.look.style import load_style, style_hash
 from .pipeline.generate import demo, generate
 from .pipeline.planning import load_task, load_tasks, partner_catalog, plan_task, record
 from .pipeline.rendering import open_renderer, render_annotated, render_sample
+from .pipeline.run_config import RunConfig
 from .pipeline.validate import validate_dataset as validate
 from .pipeline.views import plan_views
 
 __all__ = ["InputError", "ReadOptions", "Structure", "RenderSpec", "load", "load_style", "shown", "plan_views", "load_tasks",
            "load_task", "plan_task", "partner_catalog", "pose", "scene_atoms", "open_renderer", "render_annotated",
-           "render_sample", "record", "generate", "demo", "validate", "save_preset", "preset_names",
+           "render_sample", "record", "RunConfig", "generate", "demo", "validate", "save_preset", "preset_names",
            "preset_path", "suite_path", "examples_dir", "user_presets_dir", "style_hash"]

@@ -16,7 +16,7 @@ from ..core.structure.duplicates import duplicate_groups, with_split_keys
 from ..core.errors import InputError
 from ..core.failures import Failure
 from ..core.structure.loader import Discovery, discover_inputs
-from ..core.structure.readers import DEFAULT_READ, ReadOptions
+from ..core.structure.readers import DEFAULT_READ
 from ..core.resources import demo_structures
 from ..core.look.style import style_hash
 from ..version import __version__
@@ -225,25 +225,14 @@ def finish_run(out: Path, meta: dict, audit: bool = True) -> dict:
 
 
 # ------------------------------------------------------------------ as a library call (misigen.api)
-def generate(structures, out: str | Path, suite: str | Path = "misi_bench", scene: str | Path = "misi_bench",
-             overrides: dict | None = None, style: dict | None = None, split: str = "auto", tasks=None,
-             limit: int | None = None, seed: int = 0, device: str = "auto", shard=(0, 1), render: bool = True,
-             progress: bool = False, ligands: dict | None = None, ligand: str | None = None,
-             audit: bool = True, levels=(), reading: ReadOptions | None = None, **executor) -> dict:
-    """The ``generate`` command: plan, render and write a dataset (and audit it); returns its manifest.
-    The style is preset ``scene`` with ``overrides``, unless a complete ``style`` is given.
-    ``ligands``: structure id → ligand selector; ``ligand``: the selector for the others.
-    ``levels``: keep only questions of these difficulty levels (``easy``/``medium``/``hard``).
-    ``reading``: a ``ReadOptions`` (which model and alternate locations are read).
-    ``executor``: ``executor="local"|"ray"``, ``workers``, ``gpus``, ``per_worker``, ``ray_options``
-    (the fields of ``RunConfig``, which checks every setting before any work)."""
-    return run_generate(RunConfig(structures, out, suite=suite, style=style, scene=scene, overrides=overrides,
-                                  split=split, tasks=tasks, limit=limit, seed=seed, device=device, shard=shard,
-                                  render=render, progress=progress, ligands=ligands or {}, ligand=ligand,
-                                  audit=audit, levels=levels, reading=reading, **executor))
+def generate(config: RunConfig) -> dict:
+    """The ``generate`` command: plan, render and write the dataset a ``RunConfig`` describes (and audit
+    it); returns its manifest. The command line builds the same object from its options."""
+    return run_generate(config)
 
 
-def demo(out: str | Path = "demo_out", **kw) -> dict:
-    """``generate`` on the bundled example complexes (test split unless ``split`` is given)."""
-    kw.setdefault("split", "test")
-    return generate(demo_structures(), out, **kw)
+def demo(out: str | Path = "demo_out", **settings) -> dict:
+    """``generate`` on the bundled example complexes (test split unless ``split`` is given); ``settings``
+    are ``RunConfig``'s fields."""
+    settings.setdefault("split", "test")
+    return run_generate(RunConfig(demo_structures(), out, **settings))
