@@ -12,6 +12,7 @@ each fact from the sidecars on their own.
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 
@@ -233,6 +234,12 @@ _FUNCS = {"cos": lambda d: math.cos(math.radians(d)), "sin": lambda d: math.sin(
 
 def evaluate(expr: str, values: dict) -> float:
     """A calc fact's expression over quoted values (names), with degree trigonometry; nothing else."""
+    return float(eval(_compiled(expr), {"__builtins__": {}}, {**_FUNCS, **values}))  # noqa: S307
+
+
+@functools.lru_cache(maxsize=4096)
+def _compiled(expr: str):
+    """An allowed expression's code (rationales quote the same few expressions many times)."""
     import ast
 
     tree = ast.parse(expr, mode="eval")
@@ -241,4 +248,4 @@ def evaluate(expr: str, values: dict) -> float:
                                ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow, ast.USub, ast.UAdd))
         if not ok or (isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name) and node.func.id in _FUNCS)):
             raise ValueError(f"calc expression not allowed: {expr!r}")
-    return float(eval(compile(tree, "<calc>", "eval"), {"__builtins__": {}}, {**_FUNCS, **values}))  # noqa: S307
+    return compile(tree, "<calc>", "eval")
