@@ -89,13 +89,13 @@ def label_items(s: Structure, plan: "LabelPlan | None") -> list[tuple[str, int, 
     res = s.residue_index()
     want_atoms = {tuple(r) for r in plan.residue_atoms}
     if plan.residues:
-        water = s.is_water
-        for r in sorted(set(res[~s.ligand].tolist())):
-            rows = np.nonzero(res == r)[0]
-            if water[rows[0]]:
+        skip, is_ca = s.ligand | s.is_water, s.name == "CA"
+        order = np.argsort(res, kind="stable")              # each residue's rows, residues in index order
+        for rows in np.split(order, np.flatnonzero(np.diff(res[order])) + 1):
+            if not len(rows) or skip[rows[0]]:
                 continue
-            names = s.name[rows].tolist()
-            anchor = int(rows[names.index("CA")] if "CA" in names else rows[0])
+            ca = rows[is_ca[rows]]
+            anchor = int(ca[0] if len(ca) else rows[0])
             items.append((residue_text(s, anchor, plan.chains), anchor, "residue",
                           residue_id(s.chain[anchor], s.resseq[anchor], s.icode[anchor])))
     one_atoms = {tuple(a) for a in plan.atoms}
