@@ -47,7 +47,9 @@ class View:
     def __init__(self, k: int, sidecar: dict):
         self.k, self.car = k, sidecar
         self.atoms = sidecar["atoms"]
-        self.index = {atom_key(a): i for i, a in enumerate(self.atoms)}
+        self.keys = [atom_key(a) for a in self.atoms]            # per row
+        self.index = {key: i for i, key in enumerate(self.keys)}
+        self._citable: dict = {}
         self.atom_labels, self.res_labels = {}, {}
         for lab in sidecar.get("labels", []):
             if lab.get("kind") == "residue":
@@ -67,10 +69,12 @@ class View:
         return self.res_labels.get(f"res {a['chain']}:{int(a['resseq'])}{a['icode']}")
 
     def citable(self, key: str) -> bool:
-        i = self.row(key)
-        if i is None or not self.atoms[i]["visible"]:
-            return False
-        return i in self.atom_labels or (not self.atoms[i]["ligand"] and self.residue_label(i) is not None)
+        known = self._citable.get(key)
+        if known is None:
+            i = self.row(key)
+            known = self._citable[key] = i is not None and bool(self.atoms[i]["visible"]) and (
+                i in self.atom_labels or (not self.atoms[i]["ligand"] and self.residue_label(i) is not None))
+        return known
 
     def name(self, key: str) -> str:
         """How the rationale names an atom: by its label text in this image."""
