@@ -311,11 +311,6 @@ class _Layout:
         r = float(self.radius_px[atom]) if self.radius_px is not None else 0.0
         return _Label(k, entry, u, v, w, h, _relative_corners(w, h, self.touch, True) if fits else None, r)
 
-    def test(self, lab: _Label, k: int):
-        """(_TAKEN | _COVERS | _FREE, leader line) of candidate ``k`` of a prepared label."""
-        states = self._states(lab)
-        return states[k] or self._test(lab, k, states)
-
     def _states(self, lab: _Label) -> list:
         """What is known of the label's candidates: what was taken stays so, the rest is asked again
         once the canvas has taken more."""
