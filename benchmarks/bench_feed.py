@@ -15,6 +15,9 @@ bytes) is the same for every planner count.
     python benchmarks/bench_feed.py [--complexes DIR] [--limit 4] [--size 256] [--render-ms 20]
                                     [--planners 1,2] [--rounds 1] [--tasks …]
 
+``--complexes`` takes any folder ``generate`` reads, e.g. the shared PoseBusters corpus
+(/work/shared/data/posebusters: one folder per complex; ``--limit 8`` takes the first 8 by id).
+
 The machine's load average is printed with each line: compare runs made side by side on a quiet
 machine. On C cores the rate is about min(1000 / render_ms, planners × 1000 / planning processes' ms,
 C × 1000 / (planning processes' ms + rendering process ms)) (docs/ARCHITECTURE.md); planning processes
@@ -165,7 +168,7 @@ def main() -> None:
               f"planning {1000 * best['plan_seconds'] / max(1, best['images']):.0f} ms/image; "
               f"rendering process CPU {1000 * best['units_cpu'] / max(1, best['images']):.1f} ms/image "
               f"({1000 * best['cpu'] / max(1, best['images']):.1f} with set-up and merge), planning processes "
-              f"{1000 * best['planners_cpu'] / max(1, best['images']):.1f} ms/image "
+              f"(planning and finishing) {1000 * best['planners_cpu'] / max(1, best['images']):.1f} ms CPU/image "
               f"| load avg {best['load'][0]:.1f} -> {best['load'][1]:.1f} | files {best['digest'][:12]}", flush=True)
     print("outputs identical across planner counts" if len(digests) == 1 else
           f"OUTPUTS DIFFER across planner counts ({len(digests)} digests)", flush=True)

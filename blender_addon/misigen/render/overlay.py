@@ -93,17 +93,23 @@ def darken_under(image, mask, outline: tuple, limit: float):
     bbox = mask.getbbox()
     if bbox is None:
         return image
-    weight = np.asarray(mask.crop(bbox))
-    rows, cols = np.nonzero(weight)
+    weight = np.asarray(mask.crop(bbox)).reshape(-1)
+    under = np.flatnonzero(weight)                  # the pixels under the mask, row by row
     patch = np.array(image.crop(bbox))
-    px = _LINEAR[patch[rows, cols]]
-    m = weight[rows, cols, None].astype(np.float32) / 255.0
+    pixels = patch.reshape(-1, 3)
+    px = _LINEAR[pixels[under]]
+    m = weight[under, None].astype(np.float32) / 255.0
     out = _to_linear(np.asarray(outline, np.float32) / 255.0)
     y, y_out = px @ _LUMA, float(out @ _LUMA)
     # the share of the way from the pixel to the outline colour that brings its luminance to the limit
     t = np.where(y > limit, (y - limit) / np.maximum(y - y_out, 1e-6), 0.0) if limit > y_out else np.ones_like(y)
+    # A pixel that does not move keeps its value: every 8-bit value comes back from linear and sRGB unchanged.
+    moving = np.nonzero(t > 0)[0]
+    if not len(moving):
+        return image
+    px, m, t = px[moving], m[moving], t[moving]
     moved = px + (out - px) * (np.clip(t, 0.0, 1.0)[..., None] * m)
-    patch[rows, cols] = np.clip(np.rint(_to_srgb(moved) * 255.0), 0, 255).astype(np.uint8)
+    pixels[under[moving]] = np.clip(np.rint(_to_srgb(moved) * 255.0), 0, 255).astype(np.uint8)
     image.paste(Image.fromarray(patch, "RGB"), bbox[:2])
     return image
 

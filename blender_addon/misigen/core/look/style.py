@@ -236,7 +236,8 @@ def atom_colours(s: Structure, style: dict) -> np.ndarray:
 def atom_radii(s: Structure, style: dict) -> np.ndarray:
     """Sphere radius per atom (Å) for the preset's representation."""
     rep = style["representation"]
-    vdw = np.array([vdw_radius(e) for e in s.element])
+    elements, which = np.unique(s.element, return_inverse=True)
+    vdw = np.array([vdw_radius(e) for e in elements.tolist()], float)[which.reshape(-1)]
     if rep == "spheres":
         return vdw
     if rep == "sticks":

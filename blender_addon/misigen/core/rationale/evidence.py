@@ -12,6 +12,7 @@ each fact from the sidecars on their own.
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 
@@ -46,7 +47,9 @@ class View:
     def __init__(self, k: int, sidecar: dict):
         self.k, self.car = k, sidecar
         self.atoms = sidecar["atoms"]
-        self.index = {atom_key(a): i for i, a in enumerate(self.atoms)}
+        self.keys = [atom_key(a) for a in self.atoms]            # per row
+        self.index = {key: i for i, key in enumerate(self.keys)}
+        self._citable: dict = {}
         self.atom_labels, self.res_labels = {}, {}
         for lab in sidecar.get("labels", []):
             if lab.get("kind") == "residue":
@@ -66,10 +69,12 @@ class View:
         return self.res_labels.get(f"res {a['chain']}:{int(a['resseq'])}{a['icode']}")
 
     def citable(self, key: str) -> bool:
-        i = self.row(key)
-        if i is None or not self.atoms[i]["visible"]:
-            return False
-        return i in self.atom_labels or (not self.atoms[i]["ligand"] and self.residue_label(i) is not None)
+        known = self._citable.get(key)
+        if known is None:
+            i = self.row(key)
+            known = self._citable[key] = i is not None and bool(self.atoms[i]["visible"]) and (
+                i in self.atom_labels or (not self.atoms[i]["ligand"] and self.residue_label(i) is not None))
+        return known
 
     def name(self, key: str) -> str:
         """How the rationale names an atom: by its label text in this image."""
@@ -233,6 +238,12 @@ _FUNCS = {"cos": lambda d: math.cos(math.radians(d)), "sin": lambda d: math.sin(
 
 def evaluate(expr: str, values: dict) -> float:
     """A calc fact's expression over quoted values (names), with degree trigonometry; nothing else."""
+    return float(eval(_compiled(expr), {"__builtins__": {}}, {**_FUNCS, **values}))  # noqa: S307
+
+
+@functools.lru_cache(maxsize=4096)
+def _compiled(expr: str):
+    """An allowed expression's code (rationales quote the same few expressions many times)."""
     import ast
 
     tree = ast.parse(expr, mode="eval")
@@ -241,4 +252,4 @@ def evaluate(expr: str, values: dict) -> float:
                                ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow, ast.USub, ast.UAdd))
         if not ok or (isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name) and node.func.id in _FUNCS)):
             raise ValueError(f"calc expression not allowed: {expr!r}")
-    return float(eval(compile(tree, "<calc>", "eval"), {"__builtins__": {}}, {**_FUNCS, **values}))  # noqa: S307
+    return compile(tree, "<calc>", "eval")

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..scene.geometry import view_ops
 from ..op_grammar import format_number
-from .evidence import Fact, Facts, NoRationale, View, atom_key
+from .evidence import Fact, Facts, NoRationale, View
 from .scales import bond_scale, standard_length
 
 
@@ -27,7 +27,7 @@ def ordered_bonds(view: View, also: list[View] = (), both_also: bool = False) ->
         a, b = view.atoms[i], view.atoms[j]
         if a["element"] == "H" or b["element"] == "H":
             continue
-        ka, kb = atom_key(a), atom_key(b)
+        ka, kb = view.keys[i], view.keys[j]
         std = standard_length(view, ka, kb)
         if std is None:
             continue

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ..data_files import load_table
-from .evidence import Fact, Facts, NoRationale, View, decimals, atom_key
+from .evidence import Fact, Facts, NoRationale, View, decimals
 
 
 @lru_cache(maxsize=1)
@@ -73,7 +73,7 @@ def reference_bonds(view: View, near) -> list[tuple[str, str]]:
         A, B = view.atoms[i], view.atoms[j]
         if A["element"] == "H" or B["element"] == "H":
             continue
-        ka, kb = atom_key(A), atom_key(B)
+        ka, kb = view.keys[i], view.keys[j]
         if not (view.citable(ka) and view.citable(kb)):
             continue
         std = standard_length(view, ka, kb)

@@ -18,6 +18,7 @@ A rationale passes when all of these hold (``scan``; ``replay`` applies it too):
 from __future__ import annotations
 
 import ast
+import functools
 import re
 
 from .evidence import READABLE, REFERENCE, fmt
@@ -31,12 +32,13 @@ def _numeric(f) -> bool:
     return isinstance(f.value, (int, float)) and not isinstance(f.value, bool)
 
 
-def _literals(expr: str) -> list[float]:
+@functools.lru_cache(maxsize=4096)
+def _literals(expr: str) -> tuple[float, ...]:
     try:
         tree = ast.parse(expr, mode="eval")
     except SyntaxError:
-        return []
-    return [float(n.value) for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, (int, float))]
+        return ()
+    return tuple(float(n.value) for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, (int, float)))
 
 
 def _on_a_given_grid(x: float, givens: set) -> bool:

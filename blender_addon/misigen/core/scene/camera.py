@@ -159,9 +159,9 @@ def visible_atoms(camera: Camera, centres: np.ndarray, radii: np.ndarray,
     eye to it passes through another atom's sphere (shrunk by ``tolerance`` Å) or a bond
     cylinder not touching the atom itself (sampled as small spheres along the bond axis).
 
-    Only blockers whose image can overlap an atom's are tested exactly: the atoms are
-    grouped in screen tiles and each tile meets the blockers within a conservative bound of
-    it, so the cost grows with the crowding of the picture, not with atoms × blockers.
+    Only blockers whose image can overlap an atom's are tested exactly: each atom meets the
+    blockers within a conservative bound of it on the screen, so the cost grows with the
+    crowding of the picture, not with atoms × blockers.
     """
     centres = np.asarray(centres, float)
     n = len(centres)
@@ -188,12 +188,10 @@ def visible_atoms(camera: Camera, centres: np.ndarray, radii: np.ndarray,
         r2 = (bond_radius - tolerance) ** 2
 
         def bond_hits(i, j):
-            rel = samples[j][None, :, :] - origins[i][:, None, :]
-            along = np.einsum("kmj,kj->km", rel, direction[i])
+            rel = samples[j] - origins[i]
+            along = np.einsum("pj,pj->p", rel, direction[i])
             perp2 = (rel ** 2).sum(-1) - along ** 2
-            hit = (perp2 < r2) & (along > 0) & (along < target[i][:, None]) \
-                & (owner[j, 0][None, :] != i[:, None]) & (owner[j, 1][None, :] != i[:, None])
-            return hit.any(axis=1)
+            return (perp2 < r2) & (along > 0) & (along < target[i]) & (owner[j, 0] != i) & (owner[j, 1] != i)
 
         todo = np.nonzero(visible)[0]
         hidden = _tiled(camera, centres[todo], r_bond, samples, bond_hits, atom_index=todo)
@@ -202,14 +200,12 @@ def visible_atoms(camera: Camera, centres: np.ndarray, radii: np.ndarray,
 
 
 def _sphere_hits(centres, r, origins, direction, target, i, j) -> np.ndarray:
-    rel = centres[j][None, :, :] - origins[i][:, None, :]             # (k, m, 3)
-    along = np.einsum("kmj,kj->km", rel, direction[i])                 # projection of others on each ray
+    """Whether sphere j hides the test point of atom i, pair by pair (``i``, ``j``: rows of equal length)."""
+    rel = centres[j] - origins[i]
+    along = np.einsum("pj,pj->p", rel, direction[i])                   # projection of the other on the ray
     perp2 = (rel ** 2).sum(-1) - along ** 2
-    rj = r[j][None, :]
-    hit = (perp2 < rj ** 2) & (along - np.sqrt(np.maximum(rj ** 2 - perp2, 0)) < target[i][:, None])
-    hit &= along > 0
-    hit &= j[None, :] != i[:, None]
-    return hit.any(axis=1)
+    rj = r[j]
+    return (perp2 < rj ** 2) & (along - np.sqrt(np.maximum(rj ** 2 - perp2, 0)) < target[i]) & (along > 0) & (j != i)
 
 
 def _screen_coords(camera: Camera, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -224,7 +220,8 @@ def _screen_coords(camera: Camera, points: np.ndarray) -> tuple[np.ndarray, np.n
 
 def _tiled(camera: Camera, atoms: np.ndarray, blocker_r: np.ndarray, blockers: np.ndarray, hits,
            atom_index: np.ndarray | None = None) -> np.ndarray:
-    """hits(atom rows, blocker rows) → blocked mask, evaluated only where screen images can overlap."""
+    """Blocked mask of ``atoms``: hits(atom rows, blocker rows) → whether each pair blocks, evaluated
+    only for pairs whose screen images can overlap."""
     k = len(atoms)
     out = np.zeros(k, dtype=bool)
     if k == 0 or len(blockers) == 0:
@@ -241,17 +238,26 @@ def _tiled(camera: Camera, atoms: np.ndarray, blocker_r: np.ndarray, blockers: n
         reach = np.where(inside, np.inf, alpha * stretch * 1.01 + 1e-9)
     else:
         reach = blocker_r * 1.01 + 1e-9
-    side = max(1, int(math.sqrt(k / 16)))                            # ~16 atoms per tile
-    lo, hi = qa.min(axis=0), qa.max(axis=0)
-    span = np.maximum(hi - lo, 1e-12)
-    tile = np.minimum((((qa - lo) / span) * side).astype(int), side - 1)
-    tile_id = tile[:, 0] * side + tile[:, 1]
-    order = np.argsort(tile_id, kind="stable")
-    bounds = np.flatnonzero(np.diff(tile_id[order])) + 1
-    for group in np.split(order, bounds):
-        g_lo, g_hi = qa[group].min(axis=0), qa[group].max(axis=0)
-        near = np.nonzero((qb[:, 0] + reach >= g_lo[0]) & (qb[:, 0] - reach <= g_hi[0]) &
-                          (qb[:, 1] + reach >= g_lo[1]) & (qb[:, 1] - reach <= g_hi[1]))[0]
-        if len(near):
-            out[group] = hits(rows[group], near)
+    # The pairs to test: the atom within the blocker's reach on both screen axes. Blockers sorted
+    # along u give each atom its strip of candidates; the eye inside a blocker meets every atom.
+    finite = np.isfinite(reach)
+    pairs = []
+    if finite.any():
+        fb = np.nonzero(finite)[0]
+        fb = fb[np.argsort(qb[fb, 0], kind="stable")]
+        u, widest = qb[fb, 0], float(reach[fb].max()) * (1 + 1e-9) + 1e-12
+        start = np.searchsorted(u, qa[:, 0] - widest, side="left")
+        count = np.searchsorted(u, qa[:, 0] + widest, side="right") - start
+        a = np.repeat(np.arange(k), count)
+        b = fb[np.repeat(start - (np.cumsum(count) - count), count) + np.arange(len(a))]
+        pairs.append((a, b))
+    if not finite.all():
+        nb = np.nonzero(~finite)[0]
+        pairs.append((np.repeat(np.arange(k), len(nb)), np.tile(nb, k)))
+    for a, b in pairs:
+        r = reach[b]
+        close = (np.abs(qa[a, 0] - qb[b, 0]) <= r) & (np.abs(qa[a, 1] - qb[b, 1]) <= r)
+        a, b = a[close], b[close]
+        if len(a):
+            out[a[hits(rows[a], b)]] = True
     return out

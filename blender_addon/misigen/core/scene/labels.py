@@ -9,6 +9,7 @@ all images of a scene (``label_homes``), so that a reader can follow it from ima
 """
 from __future__ import annotations
 
+import collections
 import functools
 from dataclasses import dataclass
 
@@ -88,13 +89,13 @@ def label_items(s: Structure, plan: "LabelPlan | None") -> list[tuple[str, int, 
     res = s.residue_index()
     want_atoms = {tuple(r) for r in plan.residue_atoms}
     if plan.residues:
-        water = s.is_water
-        for r in sorted(set(res[~s.ligand].tolist())):
-            rows = np.nonzero(res == r)[0]
-            if water[rows[0]]:
+        skip, is_ca = s.ligand | s.is_water, s.name == "CA"
+        order = np.argsort(res, kind="stable")              # each residue's rows, residues in index order
+        for rows in np.split(order, np.flatnonzero(np.diff(res[order])) + 1):
+            if not len(rows) or skip[rows[0]]:
                 continue
-            names = s.name[rows].tolist()
-            anchor = int(rows[names.index("CA")] if "CA" in names else rows[0])
+            ca = rows[is_ca[rows]]
+            anchor = int(ca[0] if len(ca) else rows[0])
             items.append((residue_text(s, anchor, plan.chains), anchor, "residue",
                           residue_id(s.chain[anchor], s.resseq[anchor], s.icode[anchor])))
     one_atoms = {tuple(a) for a in plan.atoms}
@@ -120,19 +121,14 @@ def font_px(style: dict, width: int) -> int:
 
 def text_box_size(text: str, style: dict, width: int) -> tuple[int, int]:
     """Width and height of the drawn label (glyphs plus outline), pixels."""
-    size = font_px(style, width)
     cfg = style["labels"]
-    return (int(np.ceil(len(text) * cfg["char_width"] * size)) + 2 * OUTLINE_PX,
-            int(np.ceil(cfg["cap_height"] * size)) + 2 * OUTLINE_PX)
+    return _box_size(text, font_px(style, width), cfg["char_width"], cfg["cap_height"])
 
 
-def _candidate_boxes(u, v, w, h, width, height, touch_px) -> list:
-    """Every candidate box [u0, v0, u1, v1] (clipped into the frame), in order of preference; one
-    numpy pass per label (the layout's inner loop then only tests them)."""
-    rel = _corner_array(w, h, touch_px)
-    u0 = np.rint(np.minimum(np.maximum(u + rel[:, 0], 0.0), width - w)).astype(np.int64)
-    v0 = np.rint(np.minimum(np.maximum(v + rel[:, 1], 0.0), height - h)).astype(np.int64)
-    return np.column_stack([u0, v0, u0 + w, v0 + h]).tolist()
+@functools.lru_cache(maxsize=8192)
+def _box_size(text: str, size: int, char_width: float, cap_height: float) -> tuple[int, int]:
+    return (int(np.ceil(len(text) * char_width * size)) + 2 * OUTLINE_PX,
+            int(np.ceil(cap_height * size)) + 2 * OUTLINE_PX)
 
 
 def _gap(box, u: float, v: float, w: int, h: int) -> float:
@@ -140,11 +136,6 @@ def _gap(box, u: float, v: float, w: int, h: int) -> float:
     gu = max(box[0] - u, u - box[0] - w, 0.0)
     gv = max(box[1] - v, v - box[1] - h, 0.0)
     return (gu * gu + gv * gv) ** 0.5
-
-
-@functools.lru_cache(maxsize=4096)
-def _corner_array(w: int, h: int, touch_px: float) -> np.ndarray:
-    return np.array(_relative_corners(w, h, touch_px, True), float)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -178,18 +169,26 @@ def line_pixels(line, width: int, height: int) -> tuple[np.ndarray, np.ndarray]:
     """Rows and columns of the pixels a leader line passes through (sampled every ½ px)."""
     (a, b), (c, d) = line
     n = max(2, int(((c - a) ** 2 + (d - b) ** 2) ** 0.5 * 2) + 1)
-    t = np.arange(n) / (n - 1)
-    us = np.clip(np.floor(a + (c - a) * t).astype(int), 0, width - 1)
-    vs = np.clip(np.floor(b + (d - b) * t).astype(int), 0, height - 1)
+    t = _steps(n)
+    us = np.minimum(np.maximum(np.floor(a + (c - a) * t).astype(int), 0), width - 1)
+    vs = np.minimum(np.maximum(np.floor(b + (d - b) * t).astype(int), 0), height - 1)
     return vs, us
+
+
+@functools.lru_cache(maxsize=1024)
+def _steps(n: int) -> np.ndarray:
+    t = np.arange(n) / (n - 1)
+    t.flags.writeable = False
+    return t
 
 
 class _Canvas:
     """What is taken on the image, pixel by pixel, while labels are placed.
 
     Pixel tests are exact for integer boxes: a box [u0, u1) × [v0, v1) is closer than ``gap``
-    to a placed box exactly when it meets that box grown by ``gap`` on every side, and it
-    overlaps a circle exactly when one of its pixels' squares does.
+    to a placed box exactly when it meets that box grown by ``gap`` on every side. It overlaps an
+    obstacle's circle exactly when one of its pixels' squares does, i.e. when its pixel nearest the
+    circle's centre does (``covers``: obstacles are kept as circles, not pixels).
     """
 
     def __init__(self, width: int, height: int, gap: float, obstacles: np.ndarray | None):
@@ -197,32 +196,42 @@ class _Canvas:
         self.taken = np.zeros((height, width), bool)    # label boxes grown by gap, leaders grown by 1 px
         self.boxes = np.zeros((height, width), bool)    # label boxes (leaders must not cross them)
         self.lines = np.zeros((height, width), bool)    # leader pixels (leaders must not cross)
-        self.owner = np.full((height, width), -1, np.int64)   # obstacle atom row; -2: several atoms
-        for cu, cv, r, atom in ([] if obstacles is None else obstacles):
-            if not r > 0:
-                continue
-            i0, i1 = max(0, int(np.floor(cu - r))), min(width, int(np.ceil(cu + r)) + 1)
-            j0, j1 = max(0, int(np.floor(cv - r))), min(height, int(np.ceil(cv + r)) + 1)
-            if i0 >= i1 or j0 >= j1:
-                continue
-            i, j = np.arange(i0, i1), np.arange(j0, j1)
-            du = np.maximum(np.maximum(i - cu, cu - (i + 1)), 0)
-            dv = np.maximum(np.maximum(j - cv, cv - (j + 1)), 0)
-            disc = (du[None, :] ** 2 + dv[:, None] ** 2) < r * r
-            win = self.owner[j0:j1, i0:i1]
-            win[disc & (win >= 0) & (win != int(atom))] = -2
-            win[disc & (win == -1)] = int(atom)
-        self.any_obstacle = self.owner != -1
+        self.version = 0                                # how many times something was taken
+        obs = np.zeros((0, 4)) if obstacles is None else np.asarray(obstacles, float).reshape(-1, 4)
+        cu, cv, r = obs[:, 0], obs[:, 1], obs[:, 2]
+        with np.errstate(invalid="ignore"):
+            keep = r > 0
+            # the pixels a circle may cover, [u0, v0, u1, v1): none when it lies outside the frame
+            bounds = np.column_stack([np.maximum(0, np.floor(cu - r)), np.maximum(0, np.floor(cv - r)),
+                                      np.minimum(width, np.ceil(cu + r) + 1), np.minimum(height, np.ceil(cv + r) + 1)])
+        keep &= (bounds[:, 0] < bounds[:, 2]) & (bounds[:, 1] < bounds[:, 3])
+        # each obstacle (u, v, r², atom) under every cell of a coarse grid its pixels may reach
+        self.cells: dict = collections.defaultdict(list)
+        for (u0, v0, u1, v1), (cu, cv, r, atom) in zip(bounds[keep].astype(int).tolist(), obs[keep].tolist()):
+            circle = (cu, cv, r * r, int(atom))
+            for cell_u in range(u0 // _CELL, (u1 - 1) // _CELL + 1):
+                for cell_v in range(v0 // _CELL, (v1 - 1) // _CELL + 1):
+                    self.cells[cell_u, cell_v].append(circle)
 
     def covers(self, b, own: int) -> bool:
-        if not np.count_nonzero(self.any_obstacle[b[1]:b[3], b[0]:b[2]]):
+        """Whether box ``b`` [u0, v0, u1, v1) covers part of an obstacle other than atom ``own``: the
+        box's pixel nearest a circle's centre is in the circle."""
+        cells = self.cells
+        if not cells:
             return False
-        o = self.owner[b[1]:b[3], b[0]:b[2]]
-        return bool(((o == -2) | ((o >= 0) & (o != own))).any())
+        for cell_u in range(b[0] // _CELL, (b[2] - 1) // _CELL + 1):
+            for cell_v in range(b[1] // _CELL, (b[3] - 1) // _CELL + 1):
+                for cu, cv, rr, atom in cells.get((cell_u, cell_v), ()):
+                    if atom != own:
+                        du = max(b[0] - cu, cu - b[2], 0.0)
+                        dv = max(b[1] - cv, cv - b[3], 0.0)
+                        if du * du + dv * dv < rr:
+                            return True
+        return False
 
-    def leader_ok(self, line) -> bool:
-        vs, us = line_pixels(line, self.w, self.h)
-        return not (self.boxes[vs, us].any() or self.lines[vs, us].any())
+    def leader_free(self, vs: np.ndarray, us: np.ndarray) -> bool:
+        """Whether a leader's pixels (``line_pixels``) cross no label box and no other leader."""
+        return not (np.count_nonzero(self.boxes[vs, us]) or np.count_nonzero(self.lines[vs, us]))
 
     def take(self, b, line=None) -> None:
         g = self.gap
@@ -231,9 +240,13 @@ class _Canvas:
         if line is not None:
             vs, us = line_pixels(line, self.w, self.h)
             self.lines[vs, us] = True
-            for dv in (-1, 0, 1):
-                for du in (-1, 0, 1):
-                    self.taken[np.clip(vs + dv, 0, self.h - 1), np.clip(us + du, 0, self.w - 1)] = True
+            self.taken[np.clip(vs[:, None] + _NEIGHBOURS[0], 0, self.h - 1),
+                       np.clip(us[:, None] + _NEIGHBOURS[1], 0, self.w - 1)] = True
+        self.version += 1
+
+
+_CELL = 32        # px, the obstacle grid's cells
+_NEIGHBOURS = np.array([[dv for dv in (-1, 0, 1) for _ in (-1, 0, 1)], [du for _ in (-1, 0, 1) for du in (-1, 0, 1)]])
 
 
 def label_side(box, u: float, v: float) -> tuple[int, int]:
@@ -245,6 +258,23 @@ def label_side(box, u: float, v: float) -> tuple[int, int]:
 
 
 _TAKEN, _COVERS, _FREE = 0, 1, 2      # a candidate place: unusable, free but covering an obstacle, free
+_UNUSABLE = (_TAKEN, None)
+
+
+class _Label:
+    """One label prepared on one layout: its candidate boxes and what is known of them so far.
+
+    A candidate is tested when it is asked about; its answer holds until the canvas takes more, and a
+    taken place stays taken. Its leader line is made once."""
+    __slots__ = ("index", "entry", "u", "v", "w", "h", "corners", "boxes", "radius", "leaders", "states", "version")
+
+    def __init__(self, index: int, entry: dict, u: float, v: float, w: int, h: int, corners, radius: float):
+        self.index, self.entry, self.u, self.v, self.w, self.h, self.radius = index, entry, u, v, w, h, radius
+        self.corners = corners             # the candidates' corners (``_relative_corners``); None: it cannot fit
+        self.boxes = [None] * len(corners) if corners is not None else None   # each candidate's box, once made
+        self.leaders = None                # per candidate: its leader (line, rows, columns), None, or False: not made yet
+        self.states = None                 # per candidate: (state, leader) once known, at canvas ``version``
+        self.version = -1
 
 
 class _Layout:
@@ -261,75 +291,98 @@ class _Layout:
         for b in reserved or []:
             self.canvas.take([max(0, int(b[0])), max(0, int(b[1])), min(width, int(b[2])), min(height, int(b[3]))])
         self.placed: list = []            # (item index, entry)
-        self._sizes: dict = {}
+        self._size = functools.partial(_box_size, size=font_px(style, width), char_width=cfg["char_width"],
+                                       cap_height=cfg["cap_height"])
         self._sides: tuple = (None, {})   # (item index, side -> on_side) while nothing is placed
 
     def entries(self) -> list[dict]:
         return [e for _, e in sorted(self.placed, key=lambda ke: ke[0])]
 
-    def prepare(self, k: int, item):
-        """(item index, entry, u, v, w, h, candidate boxes) of one label; boxes None when it cannot
-        fit the frame; None when its anchor is outside the image or behind the camera."""
+    def prepare(self, k: int, item) -> "_Label | None":
+        """One label with its candidate boxes (None when it cannot fit the frame); None when its
+        anchor is outside the image or behind the camera."""
         text, atom, kind = item[:3]
         u, v = float(self.pixels[atom][0]), float(self.pixels[atom][1])
         if not self.in_front[atom] or not (0 <= u < self.width and 0 <= v < self.height):
             return None
-        if text not in self._sizes:
-            self._sizes[text] = text_box_size(text, self.style, self.width)
-        w, h = self._sizes[text]
+        w, h = self._size(text)
         entry = {"text": text, "kind": kind, "id": item[3] if len(item) > 3 else None, "atom": atom}
         fits = w <= self.width and h <= self.height
-        return k, entry, u, v, w, h, _candidate_boxes(u, v, w, h, self.width, self.height, self.touch) if fits else None
+        r = float(self.radius_px[atom]) if self.radius_px is not None else 0.0
+        return _Label(k, entry, u, v, w, h, _relative_corners(w, h, self.touch, True) if fits else None, r)
 
-    def test(self, prep, k: int):
-        """(_TAKEN | _COVERS | _FREE, leader line) of candidate ``k`` of a prepared label."""
-        _, entry, u, v, w, h, boxes = prep
-        b = boxes[k]
-        if np.count_nonzero(self.canvas.taken[b[1]:b[3], b[0]:b[2]]):
-            return _TAKEN, None
-        r = float(self.radius_px[entry["atom"]]) if self.radius_px is not None else 0.0
-        line = leader_line(b, u, v, r) if self.leaders and _gap(b, u, v, w, h) > self.touch else None
-        if line is not None and not self.canvas.leader_ok(line):
-            return _TAKEN, None
-        return (_COVERS if self.canvas.covers(b, entry["atom"]) else _FREE), line
+    def _states(self, lab: _Label) -> list:
+        """What is known of the label's candidates: what was taken stays so, the rest is asked again
+        once the canvas has taken more."""
+        if lab.version != self.canvas.version:
+            lab.states = [s if s is _UNUSABLE else None for s in lab.states] if lab.states else [None] * len(lab.boxes)
+            lab.version = self.canvas.version
+        return lab.states
 
-    def on_side(self, prep, side: int, may_cover: bool):
+    def _test(self, lab: _Label, k: int, states: list):
+        """Candidate ``k``'s state, kept in ``states``."""
+        b = lab.boxes[k]
+        canvas = self.canvas
+        if b is None:       # clipped into the frame, rounded half to even
+            du, dv = lab.corners[k]
+            u0, v0 = round(min(max(lab.u + du, 0.0), canvas.w - lab.w)), round(min(max(lab.v + dv, 0.0), canvas.h - lab.h))
+            b = lab.boxes[k] = [u0, v0, u0 + lab.w, v0 + lab.h]
+        if np.count_nonzero(canvas.taken[b[1]:b[3], b[0]:b[2]]):
+            states[k] = _UNUSABLE
+            return _UNUSABLE
+        if lab.leaders is None:
+            lab.leaders = [False] * len(lab.boxes)
+        lead = lab.leaders[k]
+        if lead is False:
+            u, v = lab.u, lab.v
+            line = leader_line(b, u, v, lab.radius) if self.leaders and _gap(b, u, v, lab.w, lab.h) > self.touch else None
+            lead = lab.leaders[k] = (line, *line_pixels(line, canvas.w, canvas.h)) if line is not None else None
+        if lead is not None and not canvas.leader_free(lead[1], lead[2]):
+            states[k] = _UNUSABLE
+            return _UNUSABLE
+        states[k] = state = ((_COVERS if canvas.covers(b, lab.entry["atom"]) else _FREE),
+                             lead[0] if lead is not None else None)
+        return state
+
+    def on_side(self, lab: _Label, side: int, may_cover: bool):
         """(candidate index, leader) of the label's first free place on ``side`` (an index of
         _DIRECTIONS); failing that, where ``may_cover``, the first there covering an obstacle;
         (None, None) when there is neither. Kept until something is placed (choosing a home asks)."""
-        if self._sides[0] != prep[0]:
-            self._sides = (prep[0], {})
+        if self._sides[0] != lab.index:
+            self._sides = (lab.index, {})
         known = self._sides[1]
         if side not in known:
-            known[side] = self._first_on_side(prep, side, may_cover)
+            known[side] = self._first_on_side(lab, side, may_cover)
         return known[side]
 
-    def _first_on_side(self, prep, side: int, may_cover: bool):
-        if prep[6] is None:
+    def _first_on_side(self, lab: _Label, side: int, may_cover: bool):
+        if lab.boxes is None:
             return None, None
+        states = self._states(lab)
         covering = (None, None)
         for k in _ON_SIDE[side]:
-            state, line = self.test(prep, k)
-            if state == _FREE:
-                return k, line
-            if state == _COVERS and may_cover and covering[0] is None:
-                covering = (k, line)
+            state = states[k] or self._test(lab, k, states)
+            if state[0] == _FREE:
+                return k, state[1]
+            if state[0] == _COVERS and may_cover and covering[0] is None:
+                covering = (k, state[1])
         return covering
 
-    def at_home(self, prep, side: int | None, may_cover: bool) -> bool:
+    def at_home(self, lab: _Label, side: int | None, may_cover: bool) -> bool:
         """Put a prepared label on its home side where it has a place there (``on_side``); whether it did."""
-        k, line = self.on_side(prep, side, may_cover) if side is not None else (None, None)
+        k, line = self.on_side(lab, side, may_cover) if side is not None else (None, None)
         if k is not None:
-            self.take(prep, prep[6][k], line, False)
+            self.take(lab, lab.boxes[k], line, False)
         return k is not None
 
-    def place(self, prep, may_cover: bool) -> None:
+    def place(self, lab: _Label, may_cover: bool) -> None:
         """Put a prepared label at the first free candidate; failing that, where ``may_cover``
         allows, at the first one covering an obstacle; else leave it out (``drop_overlapping``)."""
-        boxes = prep[6]
+        boxes = lab.boxes
         chosen = covering = None
-        for k in range(len(boxes) if boxes is not None else 0):
-            state, line = self.test(prep, k)
+        states = self._states(lab) if boxes is not None else []
+        for k in range(len(states)):
+            state, line = states[k] or self._test(lab, k, states)
             if state == _FREE:
                 chosen = (boxes[k], line)
                 break
@@ -338,18 +391,19 @@ class _Layout:
         if chosen is None and covering is not None and may_cover:
             chosen = covering
         if boxes is None or (chosen is None and self.drop):
-            self.leave_out(prep)
+            self.leave_out(lab)
             return
         box, line = chosen if chosen is not None else (boxes[0], None)
-        self.take(prep, box, line, chosen is None)
+        self.take(lab, box, line, chosen is None)
 
-    def take(self, prep, box, line, overlaps: bool) -> None:
+    def take(self, lab: _Label, box, line, overlaps: bool) -> None:
         self.canvas.take(box, line)
         self._sides = (None, {})
-        self.placed.append((prep[0], {**prep[1], "box": [int(x) for x in box], "leader": line, "overlaps": overlaps}))
+        self.placed.append((lab.index, {**lab.entry, "box": [int(x) for x in box], "leader": line,
+                                        "overlaps": overlaps}))
 
-    def leave_out(self, prep) -> None:
-        self.placed.append((prep[0], {**prep[1], "box": None, "leader": None, "overlaps": True}))
+    def leave_out(self, lab: _Label) -> None:
+        self.placed.append((lab.index, {**lab.entry, "box": None, "leader": None, "overlaps": True}))
 
 
 def _place_all(layouts: list, items, may_cover, homes: dict | None) -> dict:
@@ -370,7 +424,7 @@ def _place_all(layouts: list, items, may_cover, homes: dict | None) -> dict:
             preps = [(n, lay, p) for n, lay, p in preps if p is not None]
             if not preps:
                 continue
-            lid = preps[0][2][1]["id"]
+            lid = preps[0][2].entry["id"]
             cover = may_cover is None or lid in may_cover
             home = _home([(lay, p) for _, lay, p in preps], cover) if homes is None else homes.get(lid)
             if home is not None:
@@ -399,10 +453,17 @@ def _tiers(items, may_cover) -> list[list]:
 def _home(preps, may_cover: bool) -> int | None:
     """The side of its anchor (an index of _DIRECTIONS) with a place in the most of the label's
     layouts (the earliest such side), or None when it has a place in none."""
-    fitting = [(lay, p) for lay, p in preps if p[6] is not None]
+    fitting = [(lay, p) for lay, p in preps if p.boxes is not None]
     best, best_n = None, 0
     for side in range(len(_DIRECTIONS) if fitting else 0):
-        n = sum(lay.on_side(p, side, may_cover)[0] is not None for lay, p in fitting)
+        n, misses = 0, len(fitting) - best_n      # a side missing this many layouts cannot do better
+        for lay, p in fitting:
+            if lay.on_side(p, side, may_cover)[0] is not None:
+                n += 1
+            else:
+                misses -= 1
+                if not misses:
+                    break
         if n > best_n:
             best, best_n = side, n
             if n == len(fitting):

@@ -72,12 +72,16 @@ class Structure:
 
     def residue_index(self) -> np.ndarray:
         """Per-atom integer residue index, in order of first appearance."""
-        seen: dict = {}
-        out = np.empty(self.n_atoms, dtype=np.int64)
-        for i, key in enumerate(zip(self.chain.tolist(), self.resseq.tolist(),
-                                    self.icode.tolist(), self.ligand.tolist())):
-            out[i] = seen.setdefault(key, len(seen))
-        return out
+        if not self.n_atoms:
+            return np.empty(0, dtype=np.int64)
+        key = np.zeros(self.n_atoms, dtype=np.int64)
+        for column in (self.chain, self.resseq, self.icode, self.ligand):
+            values, code = np.unique(column, return_inverse=True)
+            key = key * len(values) + code.reshape(-1)
+        _, first, which = np.unique(key, return_index=True, return_inverse=True)
+        rank = np.empty(len(first), dtype=np.int64)
+        rank[np.argsort(first, kind="stable")] = np.arange(len(first))
+        return rank[which.reshape(-1)]
 
     def neighbours(self) -> list[list[int]]:
         nb: list[list[int]] = [[] for _ in range(self.n_atoms)]

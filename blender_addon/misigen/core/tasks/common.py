@@ -162,15 +162,16 @@ def view_distance(pix_a: np.ndarray, pix_b: np.ndarray, classes: np.ndarray, max
     class (element + ligand flag): near zero when one image is a near-symmetric copy of
     the other even if the atoms were permuted (C2 pockets, symmetric ligands).
     """
-    n = len(pix_a)
-    keep = np.arange(0, n, max(1, int(math.ceil(n / max_atoms))))
-    pa, pb, cl = pix_a[keep], pix_b[keep], classes[keep]
+    step = max(1, int(math.ceil(len(pix_a) / max_atoms)))
+    pa, pb, cl = pix_a[::step], pix_b[::step], classes[::step]
     total, count = 0.0, 0
     for c in np.unique(cl):
-        A, B = pa[cl == c], pb[cl == c]
-        d = np.sqrt(((A[:, None, :] - B[None, :, :]) ** 2).sum(-1))
-        total += d.min(axis=1).sum() + d.min(axis=0).sum()
-        count += len(A) + len(B)
+        rows = cl == c
+        A, B = pa[rows], pb[rows]
+        du, dv = A[:, None, 0] - B[None, :, 0], A[:, None, 1] - B[None, :, 1]
+        d2 = du * du + dv * dv          # the root of the nearest is the nearest root: one root per atom
+        total += np.sqrt(d2.min(axis=1)).sum() + np.sqrt(d2.min(axis=0)).sum()
+        count += 2 * len(A)
     return total / max(count, 1)
 
 
