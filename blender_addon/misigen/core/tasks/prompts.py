@@ -55,11 +55,15 @@ def labels_text(plan, shown) -> str:
     if plan.residues and prot.any():
         what.append("each pocket residue with its name and number" +
                     (", followed by a dot and its chain (e.g. ARG 221.A is arginine 221 of chain A)"
-                     if plan.chains else " (e.g. ARG 221)"))
+                     if plan.chains else " (e.g. ARG 221)") +
+                    ", placed at the residue's alpha carbon (CA)")
     if plan.residue_atoms:
         what.append("every atom of the residue with its atom name (e.g. N, CA, OD1)")
     if plan.ligand_atoms and shown.ligand.any():
         what.append("the ligand's atoms with their atom names")
+    if plan.atoms:
+        what.append("the protein's nitrogen and oxygen atoms in contact with the ligand with their atom names "
+                    "alone (e.g. NZ, OD1: the atom of the residue it sits on)")
     if not what:
         return ""
     text = " Labels: " + "; ".join(what) + ". A label that would cover another is left out of that image."
