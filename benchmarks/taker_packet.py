@@ -5,6 +5,7 @@
     python benchmarks/taker_packet.py deal SUITE=OUT [SUITE=OUT …] --dir DIR --readers N --per-reader K
                                           --kind eye|careful [--name-from 1] [--seed 0]
     python benchmarks/taker_packet.py collect DIR [DIR …] --into benchmarks/data/reader_answers.jsonl
+    python benchmarks/taker_packet.py report benchmarks/data/reader_answers.jsonl [--markdown F]
 
 ``deal`` is the reader study's: it gives each of N readers a packet of K questions, **at most one per
 complex** (a reader with two questions of one complex borrows the pose or the scale from the other),
@@ -13,7 +14,11 @@ questions whose images are all written (a run still rendering deals what it has)
 packet is ``DIR/<reader>/`` and its key ``DIR/<reader>.key.json``. ``collect`` scores every
 answered packet in the DIRs with misigen's scoring and writes one JSON line per answer (reader, kind,
 suite, question id, task, score row, exact, composite, and the question's difficulty features): the
-data ``calibrate-levels --answers`` fits the levels on.
+data ``calibrate-levels --answers`` fits the levels on. ``report`` prints the study's tables: per
+suite, task and level, the measured by-eye and careful scores with n and a 95 % Wilson interval beside
+the predicted score, where a by-eye answer's level is predicted by a model fitted without its complex
+(out-of-fold, ``core/quality/levels.py``) and a careful answer's by the committed model; and each
+suite's paper average per level.
 
 ``make`` draws, from a rendered dataset OUT, up to ``--per-cell`` questions per (task, difficulty
 level) of the test split (deterministically from the seed), and writes for each one a folder
@@ -244,7 +249,7 @@ def collect(args) -> int:
     """One JSON line per answered question of every packet in the folders: the study's data."""
     from misigen.core.tasks.scoring import in_paper_average, score_answer, score_row
 
-    rows, records = [], {}
+    rows, records, skipped = [], {}, 0
     for folder in map(Path, args.dirs):
         for keyfile in sorted(folder.glob("*.key.json")):
             meta = json.loads(keyfile.read_text())
@@ -263,6 +268,9 @@ def collect(args) -> int:
                     records[out] = {r["id"]: r for r in read_records(Path(out))}
                 rec = records[out][info["id"]]
                 given = answers.get(q)
+                if given is None:
+                    skipped += 1
+                    continue
                 s = score_answer(rec["task"], given or "", rec)
                 diff = rec["program"].get("difficulty") or {}
                 rows.append({"reader": meta["reader"], "kind": meta["kind"], "suite": info["suite"], "id": rec["id"],
@@ -274,7 +282,85 @@ def collect(args) -> int:
     rows.sort(key=lambda r: (r["kind"], r["reader"], r["id"]))
     Path(args.into).parent.mkdir(parents=True, exist_ok=True)
     Path(args.into).write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in rows))
-    print(f"{len(rows)} answers from {len({r['reader'] for r in rows})} readers -> {args.into}")
+    print(f"{len(rows)} answers from {len({r['reader'] for r in rows})} readers -> {args.into}"
+          + (f"; {skipped} question(s) dealt but not answered, left out" if skipped else ""))
+    return 0
+
+
+def wilson(p: float, n: int, z: float = 1.96) -> tuple:
+    """95 % Wilson interval of a share ``p`` of ``n`` (a mean composite is treated as a share)."""
+    if not n:
+        return (0.0, 1.0)
+    d = 1 + z * z / n
+    c = (p + z * z / (2 * n)) / d
+    h = z * ((p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5) / d
+    return (max(0.0, c - h), min(1.0, c + h))
+
+
+def levelled(rows: list) -> list:
+    """Each answer with its predicted by-eye score and level: out-of-fold for the by-eye answers (a model
+    fitted on the other folds' complexes), the committed model for the others."""
+    from misigen.core.quality import levels as L
+    from misigen.core.tasks import REGISTRY
+    from misigen.pipeline.commands.calibrate_levels import group
+
+    eye = [r for r in rows if r["kind"] == "eye"]
+    out = []
+    for task, recs in sorted(group(eye).items()):
+        recs = sorted(recs, key=lambda r: (r["id"], r["reader"]))
+        _, pred = L.calibrate(recs, list(REGISTRY[task].level_features or ()) or None)
+        out += [{**r, "predicted": float(p), "level": L.level_of_prediction(float(p))} for r, p in zip(recs, pred)]
+    for r in rows:
+        if r["kind"] != "eye":
+            model = L.load_level_table(REGISTRY[r["task"]].level_table)
+            p = L.predict(r["features"], model)
+            out.append({**r, "predicted": p, "level": L.level_of_prediction(p, model["bands"])})
+    return out
+
+
+def report(args) -> int:
+    rows = levelled([json.loads(line) for line in Path(args.answers).read_text().splitlines() if line.strip()])
+    lines = []
+    cells = defaultdict(list)
+    for r in rows:
+        cells[(r["suite"], r["row"], r["level"], r["kind"])].append(r)
+        cells[(r["suite"], r["row"], "all", r["kind"])].append(r)
+    suites = sorted({r["suite"] for r in rows})
+    score_rows = sorted({r["row"] for r in rows})
+    paper = {r["row"] for r in rows if r["paper_average"]}
+
+    def cell(key):
+        got = cells.get(key, [])
+        if not got:
+            return "–"
+        m = sum(r["composite"] for r in got) / len(got)
+        lo, hi = wilson(m, len(got))
+        return f"{100 * m:.0f} [{100 * lo:.0f}–{100 * hi:.0f}] n={len(got)}"
+
+    for suite in suites:
+        lines.append(f"\n#### {suite}\n")
+        lines.append("| row | level | predicted | by eye | careful |\n|---|---|--:|---|---|")
+        for row in score_rows:
+            for level in ("easy", "medium", "hard", "all"):
+                eye = cells.get((suite, row, level, "eye"), [])
+                if not eye and not cells.get((suite, row, level, "careful")):
+                    continue
+                pred = f"{100 * sum(r['predicted'] for r in eye) / len(eye):.0f}" if eye else "–"
+                lines.append(f"| {row} | {level} | {pred} | {cell((suite, row, level, 'eye'))} | "
+                             f"{cell((suite, row, level, 'careful'))} |")
+        lines.append("\n| paper average | by eye | careful |\n|---|---|---|")
+        for level in ("easy", "medium", "hard", "all"):
+            vals = {}
+            for kind in ("eye", "careful"):
+                means = [sum(r["composite"] for r in cells[(suite, row, level, kind)]) / len(cells[(suite, row, level, kind)])
+                         for row in sorted(paper) if cells.get((suite, row, level, kind))]
+                n = sum(len(cells.get((suite, row, level, kind), [])) for row in paper)
+                vals[kind] = f"{100 * sum(means) / len(means):.1f} ({len(means)} rows, n={n})" if means else "–"
+            lines.append(f"| {level} | {vals['eye']} | {vals['careful']} |")
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if args.markdown:
+        Path(args.markdown).write_text(text)
     return 0
 
 
@@ -305,8 +391,11 @@ def main(argv=None) -> int:
     c = sub.add_parser("collect")
     c.add_argument("dirs", nargs="+")
     c.add_argument("--into", required=True)
+    r = sub.add_parser("report")
+    r.add_argument("answers")
+    r.add_argument("--markdown")
     args = ap.parse_args(argv)
-    return {"make": make, "score": score, "deal": deal, "collect": collect}[args.command](args)
+    return {"make": make, "score": score, "deal": deal, "collect": collect, "report": report}[args.command](args)
 
 
 if __name__ == "__main__":

@@ -244,18 +244,25 @@ def test_rendered_rationales_replay_and_an_altered_one_does_not(tmp_path, render
 
 @pytest.mark.slow      # runs run_blender.py in a subprocess
 def test_generate_level_keeps_one_level_before_rendering(tmp_path, examples, cli):
-    """--level: only questions of that level are written; the others are 'level' lines in
-    failures.jsonl (not failures for the exit code), and nothing else changes."""
+    """--level hard: only questions predicted hard (by-eye score at most the band's 0.55) are written; the
+    others are 'level' lines in failures.jsonl (not failures for the exit code), and nothing else changes.
+    Every record's level is the band of its predicted by-eye score."""
+    from misigen.core.quality.levels import BANDS, level_of_prediction
+
     out = tmp_path / "lv"
     res = cli("generate", "--structures", examples / "1hvi.pdb", "--out", out, "--tasks", "zooming,translation",
               "--split", "test", "--plan-only", "--no-audit", "--no-progress", "--resolution", "256", "256",
-              "--level", "medium")
+              "--level", "hard")
     assert res.returncode == 0, res.stderr
     recs = [json.loads(l) for l in (out / "annotations.jsonl").read_text().splitlines()]
     fails = [json.loads(l) for l in (out / "failures.jsonl").read_text().splitlines()]
     dropped = [f for f in fails if f.get("category") == "level"]
-    assert recs and dropped and all(r["program"]["difficulty"]["level"] == "medium" for r in recs)
-    assert all("this run keeps medium" in f["why"] for f in dropped)
+    assert recs and dropped
+    for r in recs:
+        d = r["program"]["difficulty"]
+        assert d["level"] == "hard" and d["predicted_by_eye"] <= BANDS["hard"]
+        assert level_of_prediction(d["predicted_by_eye"]) == d["level"]
+    assert all("this run keeps hard" in f["why"] for f in dropped)
     assert len(recs) + len(dropped) == 4                  # 1HVI test: 2 translation + 2 zooming questions
     bad = cli("generate", "--structures", examples / "1hvi.pdb", "--out", tmp_path / "x", "--plan-only",
               "--level", "tricky")

@@ -1,176 +1,153 @@
-"""Calibrated difficulty levels (core/quality/levels.py): ranks, scores, cut points, strata, the committed
-tables of the task folders, and the ``calibrate-levels`` command."""
+"""Difficulty levels fitted on readers (core/quality/levels.py): the model's prediction and bands, the
+fit's folds, selection and concordance, the committed models of the task folders (refitted from the
+committed reader answers), and the ``calibrate-levels`` command."""
 from __future__ import annotations
 
 import json
-from collections import Counter
 
 import numpy as np
 import pytest
 
 from misigen.core.quality import levels as L
-from misigen.core.data_files import load_table
 from misigen.core.quality.difficulty import grade
 from misigen.core.tasks.catalog import BUILTIN_MODULES
 
 from conftest import ROOT
 
 BUNDLED = [t for m in BUILTIN_MODULES for t in m.TASK_TYPES]
+ANSWERS = ROOT / "benchmarks" / "data" / "reader_answers.jsonl"
 
 
-# ------------------------------------------------------------------ ranks and scores
-def test_rank_interpolates_and_takes_the_middle_of_ties():
-    q = [0, 0, 0, 1, 2]                       # quantiles at 0, 25, 50, 75, 100 %
-    assert L.rank(q, 0) == pytest.approx(0.25)          # the middle of the run 0 … 50 %
-    assert L.rank(q, 1.5) == pytest.approx(0.875)       # halfway between 75 % and 100 %
-    assert L.rank(q, -1) == 0.0 and L.rank(q, 9) == 1.0
-    assert L.rank([1, 2, 3], 2) == pytest.approx(0.5)
-
-
-def _records(n, rng, strata=("a", "b")):
-    """Synthetic records: gap (lower harder) shifted by stratum, so pooled ranks would skew it."""
-    out = []
+def _answers(n, rng, slope=120.0):
+    """Synthetic by-eye answers: right more often the larger ``gap``; ``noise`` says nothing."""
+    rows = []
     for k in range(n):
-        s = strata[k % len(strata)]
-        gap = rng.normal(10.0 if s == "a" else 20.0, 3.0)
-        out.append({"program": {"balance_class": {"cls": s},
-                                "difficulty": {"gap": round(float(gap), 3), "crowd": int(rng.integers(0, 50))}}})
-    return out
+        gap, noise = rng.uniform(0.0, 0.03), rng.uniform(0.0, 1.0)
+        p = 1.0 / (1.0 + np.exp(-(slope * gap - 1.5)))
+        rows.append({"structure": f"s{k % 40:02d}", "reader": f"r{k % 6}", "id": f"q{k:03d}", "suite": "x",
+                     "composite": float(rng.random() < p), "features": {"gap": round(gap, 5), "noise": round(noise, 4)}})
+    return rows
 
 
-def test_calibration_gives_thirds_and_keeps_each_stratum_balanced(monkeypatch):
-    monkeypatch.setattr(L, "harder_of", {"gap": "lower", "crowd": "higher"}.get)
-    rng = np.random.default_rng(3)
-    recs = _records(600, rng)
-    table = L.calibrate(recs, ("gap", "crowd"), ("cls",))
-    assert set(table["quantiles"]) == {"*", "cls=a", "cls=b"}
-    assert table["features"] == {"gap": "lower", "crowd": "higher"}
-    shares = L.level_shares(recs, table)
-    assert all(abs(v - 1 / 3) < 0.02 for v in shares.values()), shares
-    for lv in L.LEVELS:                       # each level holds both classes equally (ranked within them)
-        got = Counter(r["program"]["balance_class"]["cls"] for r in recs
-                      if L.level_of_score(L.score(r["program"]["difficulty"], r["program"], table), table) == lv)
-        assert abs(got["a"] - got["b"]) <= 0.15 * (got["a"] + got["b"]), (lv, got)
-    pooled = L.calibrate(recs, ("gap", "crowd"), ())   # without strata the hard level is mostly class a
-    hard = Counter(r["program"]["balance_class"]["cls"] for r in recs
-                   if L.level_of_score(L.score(r["program"]["difficulty"], r["program"], pooled), pooled) == "hard")
-    assert hard["a"] > 2 * hard["b"]
+# ------------------------------------------------------------------ the model
+def test_prediction_is_the_logistic_of_the_standardised_features_and_missing_takes_the_centre():
+    model = {"intercept": 0.5, "features": {"gap": {"centre": 0.01, "scale": 0.005, "coef": 2.0}}}
+    assert L.predict({"gap": 0.01}, model) == pytest.approx(1 / (1 + np.exp(-0.5)))
+    assert L.predict({"gap": 0.015}, model) == pytest.approx(1 / (1 + np.exp(-2.5)))
+    assert L.predict({}, model) == L.predict({"gap": None}, model) == L.predict({"gap": 0.01}, model)
 
 
-def test_score_direction_missing_features_and_unknown_stratum(monkeypatch):
-    monkeypatch.setattr(L, "harder_of", {"gap": "lower", "crowd": "higher"}.get)
-    table = L.calibrate(_records(90, np.random.default_rng(1)), ("gap", "crowd"), ("cls",))
-    easy = {"gap": 40.0, "crowd": 0}
-    hard = {"gap": 1.0, "crowd": 49}
-    prog = {"balance_class": {"cls": "a"}}
-    assert L.score(easy, prog, table) < 0.05 and L.score(hard, prog, table) > 0.95
-    assert L.score({"gap": 1.0, "crowd": None}, prog, table) == 1.0        # a missing feature is left out
-    assert L.score({}, prog, table) is None and L.level_of_score(None, table) == "medium"
-    other = {"balance_class": {"cls": "z"}}                                # not in the reference: pooled ranks
-    assert L.score(hard, other, table) > 0.95
+def test_bands():
+    assert L.level_of_prediction(0.85) == "easy" and L.level_of_prediction(0.849) == "medium"
+    assert L.level_of_prediction(0.55) == "hard" and L.level_of_prediction(0.56) == "medium"
+    assert L.level_of_prediction(0.7, {"easy": 0.6, "hard": 0.2}) == "easy"
+    assert L.level_of_prediction(None) == "medium"
 
 
-def test_tables_round_trip_through_their_yaml(tmp_path, monkeypatch):
+def test_folds_keep_each_complex_in_one_fold_and_balance_them():
+    groups = [f"s{k % 13}" for k in range(100)]
+    fold = L.folds(groups, 5)
+    assert len(set(fold)) == 5
+    for g in set(groups):
+        assert len({f for f, h in zip(fold, groups) if h == g}) == 1
+    sizes = [fold.count(f) for f in range(5)]
+    assert max(sizes) - min(sizes) <= 8
+
+
+def test_concordance_is_the_auc_for_right_and_wrong_and_half_for_ties():
+    assert L.concordance([0, 0, 1, 1], [0.1, 0.2, 0.8, 0.9]) == 1.0
+    assert L.concordance([0, 0, 1, 1], [0.9, 0.8, 0.2, 0.1]) == 0.0
+    assert L.concordance([0, 1], [0.5, 0.5]) == 0.5
+    assert L.concordance([1, 1], [0.2, 0.3]) is None
+    assert L.concordance([0.0, 0.5, 1.0], [0.1, 0.2, 0.3]) == 1.0       # graded scores
+
+
+def test_fit_keeps_the_feature_that_predicts_drops_noise_and_separates_held_out_levels():
+    rows = _answers(240, np.random.default_rng(0))
+    model, pred = L.calibrate(rows, ["gap", "noise"])
+    assert list(model["features"]) == ["gap"] and model["features"]["gap"]["coef"] > 0
+    held = model["fit"]["heldout"]
+    assert held["concordance"] > 0.7 and held["folds"] == 5
+    by = held["by_level"]
+    assert by["easy"]["measured"] - by["hard"]["measured"] > 0.25
+    assert model["fit"]["answers"] == 240 and model["fit"]["complexes"] == 40 and len(pred) == 240
+
+
+def test_fit_of_pure_noise_keeps_the_intercept_alone():
+    rng = np.random.default_rng(5)
+    rows = _answers(200, rng, slope=0.0)
+    model, _ = L.calibrate(rows, ["gap", "noise"])
+    assert model["features"] == {}
+    p = L.predict({"gap": 0.0}, model)
+    assert p == pytest.approx(np.mean([r["composite"] for r in rows]), abs=0.01)
+    assert len(model["fit"]["levels"]) == 1
+
+
+def test_models_round_trip_through_their_yaml(tmp_path):
     import yaml
 
-    monkeypatch.setattr(L, "harder_of", {"gap": "lower", "crowd": "higher"}.get)
-    table = L.calibrate(_records(60, np.random.default_rng(2)), ("gap", "crowd"), ("cls",))
-    text = L.dump_table(table)
-    assert text.startswith("# This task's calibrated difficulty levels") and "&id" not in text
-    back = yaml.safe_load(text)
-    assert back == {k: table[k] for k in back}
+    model, _ = L.calibrate(_answers(120, np.random.default_rng(2)), ["gap", "noise"])
+    text = L.dump_table(model)
+    assert text.startswith("# This task's difficulty levels") and "&id" not in text
     path = tmp_path / "levels.yaml"
     path.write_text(text)
-    assert L.load_level_table(path)["cuts"] == table["cuts"]
+    back = L.load_level_table(path)
+    assert back == yaml.safe_load(text) and back["intercept"] == model["intercept"]
 
 
-# ------------------------------------------------------------------ the committed tables
+def test_grade_predicts_with_the_model_and_falls_back_to_thresholds():
+    tt = next(t for t in BUNDLED if t.name == "rotation")
+    model = L.load_level_table(tt.level_table)
+    p, level = grade({"option_gap": 0.01}, tt.level_features, tt.level_table)
+    assert p == round(L.predict({"option_gap": 0.01}, model), 3) and level == L.level_of_prediction(p, model["bands"])
+    # no model (a plugin task): the fixed thresholds of core/data/difficulty.yaml, no prediction
+    assert grade({"option_gap_px": 2.0}, ("option_gap_px",), None) == (None, "hard")
+    assert grade({"option_gap_px": 2.0}, ("option_gap_px",), ROOT / "no_such_levels.yaml")[0] is None
+
+
+# ------------------------------------------------------------------ the committed models and answers
+def _rows():
+    return [json.loads(line) for line in ANSWERS.read_text().splitlines() if line.strip()]
+
+
 @pytest.mark.parametrize("tt", BUNDLED, ids=lambda t: t.name)
-def test_each_task_has_a_table_grading_exactly_its_features(tt):
-    """Adding a graded feature to a task means recalibrating it (docs/TASKS.md, "Difficulty levels")."""
+def test_each_task_has_a_model_using_only_its_candidate_features(tt):
     assert tt.level_table is not None and tt.level_table.parent.name == tt.name
-    table = L.load_level_table(tt.level_table)
-    assert table is not None, f"{tt.level_table} missing: run calibrate-levels"
-    directions = load_table("difficulty.yaml")["features"]
-    assert table["features"] == {f: directions[f]["harder"] for f in tt.level_features}
-    assert table["strata"] == list(tt.level_strata)
-    assert 0.0 < table["cuts"]["medium"] < table["cuts"]["hard"] < 1.0
-    assert "*" in table["quantiles"]
-    for dist in table["quantiles"].values():
-        for f, q in dist.items():
-            assert f in tt.level_features and len(q) == L.POINTS and q == sorted(q)
-    ref = table["reference"]
-    assert ref["suite"] == "misi_bench" and ref["splits"] == ["test", "train"] and ref["resolution"] == [512, 512]
-    assert ref["scored"] == ref["questions"] > 0
+    model = L.load_level_table(tt.level_table)
+    assert model is not None, f"{tt.level_table} missing: run calibrate-levels --answers {ANSWERS}"
+    assert set(model["features"]) <= set(tt.level_features)
+    assert model["bands"] == L.BANDS and model["fit"]["answers"] > 0
+    assert set(model["fit"]["candidates"]) <= set(tt.level_features)
+    assert 0.0 <= model["fit"]["heldout"]["concordance"] <= 1.0
 
 
-def test_grade_uses_the_table_and_falls_back_to_thresholds():
-    tt = next(t for t in BUNDLED if t.name == "translation")
-    table = L.load_level_table(tt.level_table)
-    lo = {"option_gap_px": 1e6, "atoms_shown": 0}
-    hi = {"option_gap_px": 0.0, "atoms_shown": 1e6}
-    prog = {"balance_class": {"axis": "x", "sign": "+"}}
-    assert grade(lo, prog, tt.level_features, tt.level_table) == (0.0, "easy")
-    assert grade(hi, prog, tt.level_features, tt.level_table) == (1.0, "hard")
-    assert table["cuts"]["medium"] > 0
-    # no table (a plugin task): the fixed thresholds of core/data/difficulty.yaml, no score
-    assert grade({"option_gap_px": 2.0}, prog, ("option_gap_px",), None) == (None, "hard")
-    assert grade({"option_gap_px": 2.0}, prog, ("option_gap_px",), ROOT / "no_such_levels.yaml")[0] is None
+def test_the_study_has_enough_answers_of_both_kinds_one_question_per_complex_per_reader():
+    rows = _rows()
+    eye = [r for r in rows if r["kind"] == "eye"]
+    careful = [r for r in rows if r["kind"] == "careful"]
+    assert len(eye) >= 600 and len({r["reader"] for r in eye}) >= 12 and len(careful) >= 150
+    assert {r["task"] for r in eye} == {t.name for t in BUNDLED}
+    assert {r["suite"] for r in eye} >= {"misi_bench", "misi_hard"}
+    seen = set()
+    for r in rows:
+        assert (r["reader"], r["structure"]) not in seen, r
+        seen.add((r["reader"], r["structure"]))
+        assert 0.0 <= r["composite"] <= 1.0 and r["exact"] in (0, 1)
 
 
-# ------------------------------------------------------------------ the reference
-@pytest.fixture(scope="module")
-def reference():
-    """The reference's graded features (tests/data/levels_reference.json; ``levels_reference.py``
-    plans the reference again and says whether this fixture and the tables are current)."""
-    import sys
-    sys.path.insert(0, str(ROOT / "tests" / "data"))
-    import levels_reference
-    return levels_reference.records_of(json.loads(levels_reference.FIXTURE.read_text()))
-
-
-def test_calibration_reproduces_the_committed_tables_from_the_reference(reference):
-    assert set(reference) == {t.name for t in BUNDLED}
-    for tt in BUNDLED:
-        table = L.calibrate(reference[tt.name], tt.level_features, tt.level_strata)
-        committed = L.load_level_table(tt.level_table)
-        for key in ("features", "strata", "cuts", "quantiles"):
-            assert committed[key] == table[key], (tt.name, key)
-        assert committed["reference"]["questions"] == len(reference[tt.name])
-
-
-@pytest.mark.parametrize("split", ["test", "train"])
-def test_each_level_holds_a_quarter_to_45_percent_of_every_task_on_the_reference(reference, split):
-    for tt in BUNDLED:
-        recs = [r for r in reference[tt.name] if r["split"] == split]
-        shares = L.level_shares(recs, L.load_level_table(tt.level_table))
-        assert all(0.25 <= v <= 0.45 for v in shares.values()), (tt.name, split, len(recs), shares)
-
-
-# ------------------------------------------------------------------ calibrate-levels on a plan-only dataset
 @pytest.mark.slow
-def test_calibrate_levels_command_reproduces_in_process_tables(cli, examples, tmp_path):
-    """The command, run on a dataset and on the structures it was planned from, writes the tables that
-    ``levels.calibrate`` gives for those records; the written folder has the task folders' layout."""
-    from misigen.pipeline.commands.calibrate_levels import tables_of
-
-    data = tmp_path / "ds"
-    res = cli("generate", "--structures", examples, "--out", data, "--plan-only", "--split", "test",
-              "--resolution", "512", "512", "--no-audit", "--no-validate", "--no-progress",
-              "--tasks", "translation,residue_ligand_interaction")
-    assert res.returncode in (0, 3), res.stderr[-2000:]
-    out_file = tmp_path / "tables.yaml"
-    res = cli("calibrate-levels", "--dataset", data, "--out", out_file)
+def test_calibrate_levels_reproduces_the_committed_models_from_the_committed_answers(cli, tmp_path):
+    out = tmp_path / "models.yaml"
+    res = cli("calibrate-levels", "--answers", ANSWERS, "--out", out)
     assert res.returncode == 0, res.stderr[-2000:]
-    assert "translation" in res.stdout and "easy / medium / hard" in res.stdout
-    records = [json.loads(line) for line in (data / "annotations.jsonl").read_text().splitlines()]
-    assert out_file.read_text() == L.dump_tables(tables_of(records, {"datasets": ["ds"]}))
-    folder = tmp_path / "tasks"
-    res = cli("calibrate-levels", "--structures", examples, "--splits", "test", "--out", folder,
-              "--tasks", "translation,residue_ligand_interaction")
-    assert res.returncode == 0, res.stderr[-2000:]
-    planned = {p.parent.name: L.load_level_table(p) for p in folder.glob("*/levels.yaml")}
-    assert set(planned) == {"translation", "residue_ligand_interaction"}
-    for name, table in tables_of(records, {}).items():
-        assert planned[name]["quantiles"] == table["quantiles"] and planned[name]["cuts"] == table["cuts"]
-        assert planned[name]["reference"]["structures"] == sorted({r["structure"] for r in records})
+    import yaml
+    got = yaml.safe_load(out.read_text())
+    assert set(got) == {t.name for t in BUNDLED}
+    for tt in BUNDLED:
+        committed = L.load_level_table(tt.level_table)
+        assert list(got[tt.name]["features"]) == list(committed["features"]), tt.name
+        assert got[tt.name]["intercept"] == pytest.approx(committed["intercept"], abs=2e-3), tt.name
+        for name, spec in committed["features"].items():
+            for k in ("centre", "scale", "coef"):
+                assert got[tt.name]["features"][name][k] == pytest.approx(spec[k], rel=1e-3, abs=2e-3), (tt.name, name, k)
+        assert got[tt.name]["fit"]["levels"] == committed["fit"]["levels"]

@@ -55,7 +55,7 @@ def plan_and_enrich(task, structure, style: dict, split: str, seed: int, partner
 
 
 def enrich(samples: list, task, cache: SidecarCache, levels=()) -> tuple[list, list]:
-    """Give each sample's program its ``difficulty`` (features, ``score`` and ``level``) and the sample its
+    """Give each sample's program its ``difficulty`` (features, ``predicted_by_eye`` and ``level``) and the sample its
     rationale (its task type's builder with the spec's template; None where either is missing or
     the images do not support one); keep only ``levels`` when given.
     The rationale's estimates give two features: ``reading_margin`` (the least margin, in reading
@@ -76,7 +76,7 @@ def enrich(samples: list, task, cache: SidecarCache, levels=()) -> tuple[list, l
         margin = written.reading_margin if written is not None else None
         feats["reading_margin"] = margin
         feats["estimate_ambiguous"] = None if margin is None else bool(margin < 1.0)
-        feats["score"], feats["level"] = grade(feats, s.program, tt.level_features, tt.level_table)
+        feats["predicted_by_eye"], feats["level"] = grade(feats, tt.level_features, tt.level_table)
         s.program["difficulty"] = feats
         if levels and feats["level"] not in levels:
             dropped.append(Failure(s.structure, f"level {feats['level']} (this run keeps {', '.join(levels)})",

@@ -21,15 +21,15 @@ Features (``difficulty_features``), each ``None`` where a task has no such thing
   bonds); for a residue without one, how far its closest N/O pair is beyond the widest limit
   (negative: within distance, ruled out by angles).
 
-``grade`` gives the ``score`` and ``level``: a task with a calibrated level table (``TaskType.level_table``,
-``core/quality/levels.py``) ranks the features it lists (``TaskType.level_features``) in its reference
-distribution; one without (a plugin task, say) grades them, or the ``default`` list of
-``core/data/difficulty.yaml``, against that file's fixed thresholds (``level_of``).
+``grade`` gives the ``predicted_by_eye`` score and the ``level``: a task with a level model
+(``TaskType.level_table``, ``core/quality/levels.py``, fitted on readers' answers) predicts how well a
+reader reading by eye scores on the question, and the level is that prediction's band; one without (a
+plugin task, say) grades its ``level_features``, or the ``default`` list of ``core/data/difficulty.yaml``,
+against that file's fixed thresholds (``level_of``) and predicts nothing.
 
-Adding a graded feature to a task: compute it here (every task) or in the task's ``difficulty_part``,
-give its direction (``harder``) in ``core/data/difficulty.yaml``, list it in the task's
-``level_features``, and rerun ``calibrate-levels`` on the reference set to rewrite the task's
-``levels.yaml`` (``tests/test_levels.py`` checks that each table grades exactly its task's features).
+Adding a feature: compute it here (every task) or in the task's ``difficulty_part``, give its direction
+(``harder``) in ``core/data/difficulty.yaml``; the level models pick it up when they are refitted on
+answers whose questions carry it (``calibrate-levels --answers``).
 """
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ import math
 import numpy as np
 
 from ..data_files import load_table
-from .levels import level_of_score, load_level_table, score
+from .levels import level_of_prediction, load_level_table, predict
 
 LEVELS = ("easy", "medium", "hard")
 
@@ -200,11 +200,11 @@ def level_of(features: dict, graded=None, table: dict | None = None) -> str:
     return "hard" if mean >= float(cuts["hard"]) else "medium" if mean >= float(cuts["medium"]) else "easy"
 
 
-def grade(features: dict, program: dict, level_features=None, level_table=None) -> tuple:
-    """(score, level) of one record: against its task's calibrated table when it has one (``score``
-    0–1), else by the fixed thresholds (``score`` None)."""
+def grade(features: dict, level_features=None, level_table=None) -> tuple:
+    """(predicted by-eye score, level) of one record: its task's level model's prediction (rounded to
+    3 decimals) and band when it has one, else (None, the fixed thresholds' level)."""
     table = load_level_table(level_table) if level_table is not None else None
     if table is None:
         return None, level_of(features, level_features)
-    s = score(features, program, table)
-    return s, level_of_score(s, table)
+    p = round(predict(features, table), 3)
+    return p, level_of_prediction(p, table.get("bands"))

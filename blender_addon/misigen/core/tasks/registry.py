@@ -61,15 +61,13 @@ class TaskType:
     rationale: Callable | None = None
     # (record, sidecars) → {feature: value} of this task's difficulty (``core/quality/difficulty.py``)
     difficulty: Callable | None = None
-    # the difficulty features its ``level`` grades (which way is harder: ``core/data/difficulty.yaml``);
-    # None = that file's ``default`` list
+    # the difficulty features its level model may use (``calibrate-levels`` chooses among them on readers'
+    # answers); without a model, the ones its ``level`` grades by fixed thresholds; None = the ``default``
+    # list of ``core/data/difficulty.yaml``
     level_features: tuple | None = None
-    # its calibrated level table (``core/quality/levels.py``; ``<folder>/levels.yaml``, written by
-    # ``calibrate-levels``); None or a missing file: the fixed thresholds of ``core/data/difficulty.yaml``
+    # its level model (``core/quality/levels.py``; ``<folder>/levels.yaml``, fitted by ``calibrate-levels``
+    # on the reader study's answers); None or a missing file: the fixed thresholds of ``core/data/difficulty.yaml``
     level_table: Path | None = None
-    # balance-class keys (``program["balance_class"]``) its levels are ranked within, so that each
-    # level keeps the answer balance (``core/quality/levels.py``)
-    level_strata: tuple = ()
     # its program type (``program.Program``): how every reader of the task reads ``record["program"]``
     program: type | None = None
     extra: dict = field(default_factory=dict)

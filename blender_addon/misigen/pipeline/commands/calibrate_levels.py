@@ -1,129 +1,92 @@
-"""``calibrate-levels``: recompute every task's level table (``core/quality/levels.py``) from a reference set.
+"""``calibrate-levels``: refit every task's level model (``core/quality/levels.py``) from the reader
+study's answers (``benchmarks/data/reader_answers.jsonl``; docs/TAKERS.md).
 
-The reference is planned here (plan-only, nothing rendered, in a temporary folder) from
-``--structures`` for each split of ``--splits``, or read from datasets ``generate`` already wrote
-(``--dataset``). Each task type's records give its table: the quantiles of the features its
-registry entry grades, per stratum, and the cut points at the 1/3 and 2/3 quantiles of the
-reference's scores. ``--out`` names a folder (``OUT/<task>/levels.yaml``, the layout of
-``core/tasks/``: ``--out blender_addon/misigen/core/tasks`` rewrites the bundled tables) or one
-``.yaml`` file holding every task's table.
+Each task type's by-eye answers give its model: the features chosen by cross-validated forward
+selection, the fractional logit of the by-eye score on them, the bands, and the held-out summary.
+``--out`` names a folder (``OUT/<task>/levels.yaml``, the layout of ``core/tasks/``: ``--out
+blender_addon/misigen/core/tasks`` rewrites the bundled models) or one ``.yaml`` file holding every task's.
 """
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
 from ..exit_codes import EXIT_NOTHING, EXIT_OK
-from .args import add_reading_args, reading_from_args, whole
 
-DEFAULT_SPLITS = "test,train"
-DEFAULT_RESOLUTION = (512, 512)
+KIND = "eye"              # the reader the levels predict: one who reads the images by eye
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("calibrate-levels", help="recompute the difficulty levels' cut points from a reference set")
-    src = p.add_mutually_exclusive_group(required=True)
-    src.add_argument("--structures", nargs="+", help="reference inputs (files or folders, as generate reads them); "
-                                                     "planned here, nothing rendered")
-    src.add_argument("--dataset", nargs="+", help="reference datasets generate wrote (their annotations.jsonl)")
+    p = sub.add_parser("calibrate-levels", help="refit the difficulty levels' models on readers' answers")
+    p.add_argument("--answers", required=True, nargs="+",
+                   help="the reader study's answers (JSONL: one scored answer per line, with the question's "
+                        "features; benchmarks/data/reader_answers.jsonl)")
     p.add_argument("--out", required=True, help="a folder (writes OUT/<task>/levels.yaml, the layout of "
-                                                "core/tasks/) or a .yaml file (every task's table in one)")
-    p.add_argument("--suite", default="misi_bench", help="suite name or YAML path to plan (default: misi_bench)")
-    p.add_argument("--splits", default=DEFAULT_SPLITS,
-                   help=f"comma-separated splits to plan, all structures in each (default: {DEFAULT_SPLITS})")
-    p.add_argument("--tasks", help="comma-separated task names (default: the whole suite)")
-    p.add_argument("--resolution", nargs=2, type=whole(8, 16384), metavar=("W", "H"), default=DEFAULT_RESOLUTION,
-                   help="image size the features are measured at (default: 512 512)")
-    p.add_argument("--seed", type=whole(0, 2**63), default=0, help="root seed of the planning (default: 0)")
-    p.add_argument("--scene", default="misi_bench", help="style preset (default: misi_bench)")
-    add_reading_args(p)
+                                                "core/tasks/) or a .yaml file (every task's model in one)")
+    p.add_argument("--tasks", help="comma-separated task names (default: every task with answers)")
+
+
+def read_answers(paths) -> list:
+    from ...core.errors import InputError
+
+    rows = []
+    for path in map(Path, paths):
+        if not path.is_file():
+            raise InputError(path, "no such answers file")
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InputError(path, f"line {n}: not JSON ({exc.msg})") from None
+            missing = [k for k in ("kind", "task", "structure", "composite", "features", "reader", "id", "suite")
+                       if k not in row]
+            if missing:
+                raise InputError(path, f"line {n}: missing {', '.join(missing)}")
+            rows.append(row)
+    return rows
 
 
 def run(args) -> int:
-    import json
-    import tempfile
 
-    from ...core.quality import levels
-    from ...core.errors import InputError
-
-    out = Path(args.out)
-    if args.structures:
-        with tempfile.TemporaryDirectory(prefix="misigen-levels-") as tmp:
-            records, reference = plan_reference(args, Path(tmp))
-    else:
-        records, reference = [], {"datasets": [Path(d).name for d in args.dataset]}
-        for d in args.dataset:
-            path = Path(d) / "annotations.jsonl"
-            if not path.is_file():
-                raise InputError(d, "not a dataset: no annotations.jsonl")
-            records += [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    tables = tables_of(records, reference)
+    rows = [r for r in read_answers(args.answers) if r["kind"] == KIND]
+    wanted = {t.strip() for t in args.tasks.split(",")} if args.tasks else None
+    tables = tables_of(rows, wanted)
     if not tables:
-        print("no records with difficulty features: nothing to calibrate", file=sys.stderr)
+        print("no by-eye answers of a known task: nothing to calibrate", file=sys.stderr)
         return EXIT_NOTHING
-    for path in write_tables(tables, out):
+    for path in write_tables(tables, Path(args.out)):
         print(f"wrote {path}")
-    by_type = group(records)
-    print(f"{'task':28s} {'questions':>9s}  easy / medium / hard")
-    for name, table in tables.items():
-        shares = levels.level_shares(by_type[name], table)
-        print(f"{name:28s} {len(by_type[name]):9d}  " + " / ".join(f"{shares[lv]:.0%}" for lv in levels.LEVELS))
+    print(f"{'task':28s} {'answers':>7s}  features; held-out concordance; measured by-eye score per predicted level")
+    for name, t in tables.items():
+        h = t["fit"]["heldout"]
+        per = ", ".join(f"{lv} {v['measured']:.2f} (n={v['n']})" for lv, v in h["by_level"].items())
+        print(f"{name:28s} {t['fit']['answers']:7d}  {', '.join(t['features']) or '(none)'}; "
+              f"{h['concordance']}; {per}")
     return EXIT_OK
 
 
-def plan_reference(args, tmp: Path) -> tuple[list, dict]:
-    """Plan-only datasets of ``--structures`` for each split in ``tmp``; their records and what the
-    reference was."""
-    import json
-
-    from ...core.errors import InputError
-    from ...core.look.style import load_style
-    from ..generate import run_generate
-    from ..run_config import RunConfig
-
-    splits = [s.strip() for s in args.splits.split(",") if s.strip()]
-    bad = [s for s in splits if s not in ("train", "test")]
-    if not splits or bad:
-        raise InputError("--splits", f"expected test and/or train, got {args.splits!r}")
-    style = load_style(args.scene, {"render": {"resolution": list(args.resolution)}})
-    tasks = [t.strip() for t in args.tasks.split(",") if t.strip()] if args.tasks else None
-    records = []
-    for split in splits:
-        config = RunConfig(tuple(args.structures), tmp / split, suite=args.suite, style=style, split=split,
-                           tasks=tasks, seed=args.seed, render=False, progress=False, audit=False,
-                           reading=reading_from_args(args))
-        run_generate(config)
-        path = tmp / split / "annotations.jsonl"
-        if path.is_file():
-            records += [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    reference = {"suite": Path(str(config.suite)).stem, "splits": splits, "resolution": list(args.resolution),
-                 "seed": args.seed, "structures": sorted({r["structure"] for r in records})}
-    return records, reference
-
-
-def group(records: list) -> dict:
-    """Records by task type (a variant's records calibrate its type's table)."""
+def group(rows: list) -> dict:
+    """Answers by task type (a variant's answers fit its type's model)."""
     out: dict = {}
-    for r in records:
-        if isinstance(r.get("program", {}).get("difficulty"), dict):
-            out.setdefault(r["program"].get("task_type") or r["task"], []).append(r)
+    for r in rows:
+        out.setdefault(r.get("task_type") or r["task"], []).append(r)
     return out
 
 
-def tables_of(records: list, reference: dict) -> dict:
-    """Task type → level table, for each bundled or loaded task type with records."""
+def tables_of(rows: list, wanted=None) -> dict:
+    """Task type → level model, for each bundled or loaded task type with answers."""
     from ...core.quality import levels
     from ...core.tasks import REGISTRY
 
     tables = {}
-    for name, recs in sorted(group(records).items()):
-        if name not in REGISTRY.types:
+    for name, recs in sorted(group(rows).items()):
+        if name not in REGISTRY.types or (wanted and name not in wanted):
             continue
-        tt = REGISTRY[name]
-        feats = tt.level_features or tuple(levels.default_features())
-        table = levels.calibrate(recs, tuple(feats), tuple(tt.level_strata))
-        table["reference"] = {**reference, **table["reference"]}
-        tables[name] = table
+        recs = sorted(recs, key=lambda r: (r["id"], r["reader"]))
+        tables[name], _ = levels.calibrate(recs, list(REGISTRY[name].level_features or ()) or None)
     return tables
 
 

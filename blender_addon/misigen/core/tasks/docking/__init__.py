@@ -50,6 +50,6 @@ TASK_TYPES = (
              features=ops_features, description="Put the displaced ligand back into its pocket.", composite=composite,
              paper_average=True, rederive=redock, audit=guessers.ops_majorities(feature_space),
              guessers=guessers.OPS_GUESSERS, random_answer=random_space, rationale=redock_rationale,
-             difficulty=difficulty_part, level_features=("option_gap", "occlusion_max", "atoms_shown"),
-             level_table=LEVELS, level_strata=("axis", "side"), program=DockingProgram),
+             difficulty=difficulty_part, level_features=("option_gap", "occlusion_max", "atoms_shown", "magnitude", "reading_margin"),
+             level_table=LEVELS, program=DockingProgram),
 )

@@ -60,6 +60,6 @@ TASK_TYPES = (
              rederive=hbonds_only(centred_bond, LocationProgram), audit=guessers.option_texts,
              guessers=guessers.TEXT_GUESSERS, option_steps=option_steps, rationale=location,
              difficulty=difficulty_part,
-             level_features=("option_gap", "occlusion_front", "answer_named_share", "magnitude"),
+             level_features=("option_gap", "occlusion_front", "answer_named_share", "magnitude", "label_density", "reading_margin"),
              level_table=LEVELS, program=LocationProgram),
 )

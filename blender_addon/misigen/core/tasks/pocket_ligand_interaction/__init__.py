@@ -27,6 +27,6 @@ TASK_TYPES = (
              rederive=hbonds_only(pocket_atoms, PocketProgram), audit=list_answers, guessers=GUESSERS,
              rationale=pocket_hbonds, difficulty=difficulty_part,
              level_features=("n_interactions", "hbond_margin", "reading_margin", "occlusion_max", "answer_named_share",
-                             "labels_left_out_share"),
+                             "labels_left_out_share", "label_density"),
              level_table=LEVELS, program=PocketProgram),
 )

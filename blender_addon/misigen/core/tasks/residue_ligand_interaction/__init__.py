@@ -29,6 +29,7 @@ TASK_TYPES = (
              description="Does this residue form hydrogen bonds with the ligand, and which atoms?",
              rederive=hbonds_only(residue_atoms, ResidueProgram), audit=residue_question, guessers=GUESSERS,
              rationale=residue_hbonds, difficulty=difficulty_part,
-             level_features=("hbond_margin", "reading_margin", "n_interactions", "occlusion_max", "answer_named_share", "label_density"),
-             level_table=LEVELS, level_strata=("answer",), program=ResidueProgram),
+             level_features=("hbond_margin", "reading_margin", "n_interactions", "occlusion_max", "answer_named_share",
+                             "label_density", "labels_left_out_share"),
+             level_table=LEVELS, program=ResidueProgram),
 )

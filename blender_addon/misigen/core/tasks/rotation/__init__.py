@@ -14,5 +14,6 @@ LEVELS = Path(__file__).with_name("levels.yaml")     # calibrated levels (calibr
 TASK_TYPES = (
     cloze_type("rotation", "Infer a rotation of the complex about a screen axis through its centre.", "roll",
                {"x", "y", "z"}, rationale=roll,
-               level_features=("option_gap", "magnitude_share", "atoms_shown"), level_table=LEVELS),
+               level_features=("option_gap", "magnitude_share", "atoms_shown", "occlusion_front", "reading_margin",
+                               "label_density"), level_table=LEVELS),
 )

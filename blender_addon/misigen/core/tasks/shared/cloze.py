@@ -269,14 +269,14 @@ def one_move(rec, V) -> tuple:
 
 # ------------------------------------------------------------------ registry entry
 def cloze_type(name: str, description: str, verb: str, axes: set, *, rationale, level_features: tuple,
-               level_table=None, level_strata=("axis", "sign"), planner=ClozePlanner,
+               level_table=None, planner=ClozePlanner,
                composite_score=composite) -> TaskType:
     """The registry entry of a one-command cloze task (MiSI-Bench's average counts each)."""
     return TaskType(name, planner, CLOZE, FIELDS, "ops", check=spec_check(name, verb, axes), distinct_answers=distinct,
                     features=ops_features, description=description, composite=composite_score, paper_average=True,
                     rederive=after_image, audit=guessers.ops_majorities(feature_space), guessers=guessers.OPS_GUESSERS,
                     random_answer=random_space, rationale=rationale, difficulty=difficulty_part,
-                    level_features=level_features, level_table=level_table, level_strata=tuple(level_strata),
+                    level_features=level_features, level_table=level_table,
                     program=ClozeProgram)
 
 

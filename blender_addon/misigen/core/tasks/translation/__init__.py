@@ -12,5 +12,7 @@ LEVELS = Path(__file__).with_name("levels.yaml")     # calibrated levels (calibr
 
 TASK_TYPES = (
     cloze_type("translation", "Infer a translation of the complex in the screen plane.", "move", {"x", "y"},
-               rationale=move_xy, level_features=("option_gap", "atoms_shown"), level_table=LEVELS),
+               rationale=move_xy,
+               level_features=("option_gap", "magnitude_share", "atoms_shown", "occlusion_front", "reading_margin",
+                               "label_density"), level_table=LEVELS),
 )

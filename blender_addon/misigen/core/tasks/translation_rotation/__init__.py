@@ -12,5 +12,5 @@ LEVELS = Path(__file__).with_name("levels.yaml")     # calibrated levels (calibr
 
 TASK_TYPES = (
     choice_type("translation_rotation", "Apply the translation + rotation seen on the reference to the target.",
-                verbs=("move", "roll"), level_features=("option_gap", "atoms_shown"), level_table=LEVELS),
+                verbs=("move", "roll"), level_features=("option_gap", "atoms_shown", "occlusion_front", "magnitude"), level_table=LEVELS),
 )

@@ -14,7 +14,7 @@ LEVELS = Path(__file__).with_name("levels.yaml")     # calibrated levels (calibr
 
 TASK_TYPES = (
     cloze_type("zooming", "Infer how far the complex moved toward the viewer.", "move", {"z"}, rationale=move_z,
-               level_features=("option_gap",), level_table=LEVELS, level_strata=("magnitude_bin",),
+               level_features=("option_gap", "magnitude_share", "atoms_shown", "reading_margin", "label_density"), level_table=LEVELS,
                planner=ZoomingPlanner,
                composite_score=None),
 )
