@@ -327,7 +327,7 @@ def test_score_by_level(planned, run, tmp_path):
     recs = _records(planned)
     assert all(r["program"]["difficulty"]["level"] in ("easy", "medium", "hard") for r in recs)
     wrong = {r["id"] for r in recs if r["program"]["difficulty"]["level"] == "easy"}
-    preds = _write_predictions(tmp_path / "p.jsonl", [(r["id"], "No idea" if r["id"] in wrong else r["answer"])
+    preds = _write_predictions(tmp_path / "p.jsonl", [(r["id"], "" if r["id"] in wrong else r["answer"])
                                                       for r in recs])
     res = run("score", "--dataset", planned, "--predictions", preds, "--by", "level", "--json", tmp_path / "s.json")
     assert res.returncode == 0, res.stderr
