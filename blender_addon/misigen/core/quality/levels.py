@@ -99,16 +99,13 @@ def _fit(x: np.ndarray, y: np.ndarray):
     scale = np.where(scale > 1e-12, scale, 1.0)
     z = (x - centre) / scale
     yc = np.clip(y, 0.0, 1.0)
-    if x.shape[1] == 0 or yc.min() == yc.max():
+    if x.shape[1] == 0 or yc.min() == yc.max():      # nothing to fit: the mean's log-odds alone
         p = float(np.clip(yc.mean(), 1e-3, 1 - 1e-3))
         return math.log(p / (1 - p)), np.zeros(x.shape[1]), centre, scale
     zz = np.vstack([z, z])
     lab = np.r_[np.ones(len(z)), np.zeros(len(z))]
     w = np.r_[yc, 1.0 - yc]
     keep = w > 0
-    if len(set(lab[keep])) < 2:
-        p = float(np.clip(yc.mean(), 1e-3, 1 - 1e-3))
-        return math.log(p / (1 - p)), np.zeros(x.shape[1]), centre, scale
     lr = LogisticRegression(C=C, max_iter=1000).fit(zz[keep], lab[keep], sample_weight=w[keep])
     return float(lr.intercept_[0]), lr.coef_[0].astype(float), centre, scale
 
