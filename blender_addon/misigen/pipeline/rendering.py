@@ -63,7 +63,7 @@ class ImageJob:
     mats: dict                     # part -> 4×4 matrix posing it
     parts: tuple                   # the parts shown
     labels: tuple                  # the labels drawn (the sidecar's)
-    scale_bar: dict | None
+    marks: dict                    # what is drawn besides labels: "scale_bar", "marker" (the sidecar's; None: not drawn)
     sidecar: bytes                 # the sidecar file, as written
 
 
@@ -77,8 +77,8 @@ def image_job(shown, spec: RenderSpec, mats: dict, extra: dict | None = None, na
     sidecar = dict(known) if known is not None else annotate(shown, spec, mats)
     sidecar.update(extra or {})
     labels = tuple(dict(lab) for lab in sidecar["labels"])
-    bar = dict(sidecar["scale_bar"]) if sidecar["scale_bar"] else None
-    return ImageJob(name or spec.key(), spec.camera, mats, tuple(spec.parts), labels, bar, encode_sidecar(sidecar))
+    marks = {k: dict(sidecar[k]) if sidecar.get(k) else None for k in ("scale_bar", "marker")}
+    return ImageJob(name or spec.key(), spec.camera, mats, tuple(spec.parts), labels, marks, encode_sidecar(sidecar))
 
 
 @dataclass(frozen=True)
@@ -147,7 +147,7 @@ def render_annotated(renderer, shown, spec: RenderSpec, mats: dict, out: Path, n
 
 def _finish(renderer, raw: Path, png: Path, job: ImageJob) -> float:
     t0 = time.perf_counter()
-    renderer.finish(raw, png, list(job.labels), job.camera, job.scale_bar)
+    renderer.finish(raw, png, list(job.labels), job.camera, job.marks)
     write_bytes_atomic(png.with_suffix(".json"), job.sidecar)      # last: an image counts once both exist
     return time.perf_counter() - t0
 
@@ -256,7 +256,7 @@ def _render_loop(renderer, pngs: list, make, seconds, on_image, finishing=None) 
                         next_job = make(helper, k + 1)
                     raw = renderer.render_raw(job.camera, job.mats, pngs[k], job.parts)
                     if finishing is not None:
-                        image = renderer.labelling(raw, pngs[k], job.labels, job.camera, job.scale_bar)
+                        image = renderer.labelling(raw, pngs[k], job.labels, job.camera, job.marks)
                         finishing.submit(ImageFinish(image, job.sidecar))
                     else:
                         if writing is not None:

@@ -30,14 +30,14 @@ class LabelledImage:
     style: dict
     width: int
     height: int
-    scale_bar: dict | None
+    marks: dict                    # "scale_bar", "marker": the sidecar's entries (None or absent: not drawn)
     font: str                      # the label font's file
 
     def write(self) -> None:
         """Draw labels and scale bar, write the PNG atomically, remove the raw render."""
         png = Path(self.png)
         tmp = png.with_name(f".{png.stem}.tmp.png")
-        draw_overlay(self.raw, str(tmp), list(self.labels), self.style, self.width, self.height, self.scale_bar,
+        draw_overlay(self.raw, str(tmp), list(self.labels), self.style, self.width, self.height, self.marks,
                      font=self.font)
         os.replace(tmp, png)
         Path(self.raw).unlink(missing_ok=True)
@@ -115,9 +115,9 @@ def darken_under(image, mask, outline: tuple, limit: float):
 
 
 def draw_overlay(raw: str, png_out: str, labels: list[dict], style: dict, width: int, height: int,
-                 scale_bar: dict | None = None, *, font: str) -> None:
+                 marks: dict | None = None, *, font: str) -> None:
     """Labels (text with a 1-px outline that dims what is under it, ``labels.outline_luminance``),
-    their leader lines and the scale bar onto the raw render; one PNG written to ``png_out``.
+    their leader lines and the marks (site marker, scale bar) onto the raw render; one PNG written to ``png_out``.
     ``font``: the label font's file (``labels.font_file`` of the style's font)."""
     from PIL import Image, ImageDraw
 
@@ -136,6 +136,15 @@ def draw_overlay(raw: str, png_out: str, labels: list[dict], style: dict, width:
     draw = ImageDraw.Draw(image)
     for (a, b), (c, d) in leaders:
         draw.line([(a, b), (c, d)], fill=colour, width=1)
+    marks = marks or {}
+    scale_bar, marker = marks.get("scale_bar"), marks.get("marker")
+    if marker:
+        (u, v), r, t = marker["point"], marker["radius_px"], marker["thickness"]
+        ring = [u - r, v - r, u + r, v + r]
+        draw.ellipse([ring[0] - 1, ring[1] - 1, ring[2] + 1, ring[3] + 1], outline=outline, width=t + 2)
+        draw.ellipse(ring, outline=colour, width=t)
+        draw.line([(u - 1, v), (u + 1, v)], fill=colour, width=1)
+        draw.line([(u, v - 1), (u, v + 1)], fill=colour, width=1)
     if scale_bar:
         (u0, v), (u1, _) = scale_bar["points"]
         t = scale_bar["thickness"]

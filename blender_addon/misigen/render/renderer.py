@@ -231,12 +231,12 @@ class SceneRenderer:
         set_depth_cue(self.material, ramp)
 
     def render(self, cam: Camera, mats: dict, out_png: Path, labels: list[dict],
-               parts=("protein", "ligand"), scale_bar: dict | None = None) -> float:
-        """Render one view to ``out_png`` (atomically) with its labels and scale bar drawn;
-        return the seconds spent."""
+               parts=("protein", "ligand"), marks: dict | None = None) -> float:
+        """Render one view to ``out_png`` (atomically) with its labels and marks (scale bar, site marker)
+        drawn; return the seconds spent."""
         t0 = time.perf_counter()
         raw = self.render_raw(cam, mats, out_png, parts)
-        self.finish(raw, out_png, labels, cam, scale_bar)
+        self.finish(raw, out_png, labels, cam, marks)
         return time.perf_counter() - t0
 
     @staticmethod
@@ -262,14 +262,14 @@ class SceneRenderer:
         return raw
 
     def finish(self, raw: Path, out_png: Path, labels: list[dict], cam: Camera,
-               scale_bar: dict | None = None) -> None:
+               marks: dict | None = None) -> None:
         """The rest of ``render``, without Blender (so it may run on another thread while Cycles
-        renders the next view): draw labels and scale bar, write the PNG atomically."""
-        self.labelling(raw, out_png, labels, cam, scale_bar).write()
+        renders the next view): draw labels and marks, write the PNG atomically."""
+        self.labelling(raw, out_png, labels, cam, marks).write()
 
-    def labelling(self, raw: Path, out_png: Path, labels, cam: Camera, scale_bar: dict | None = None) -> LabelledImage:
+    def labelling(self, raw: Path, out_png: Path, labels, cam: Camera, marks: dict | None = None) -> LabelledImage:
         """What ``finish`` does, as values: a process without Blender may do it (a planning process)."""
-        return LabelledImage(str(raw), str(out_png), tuple(labels), self.style, cam.width, cam.height, scale_bar,
+        return LabelledImage(str(raw), str(out_png), tuple(labels), self.style, cam.width, cam.height, dict(marks or {}),
                              str(font_file(self.style["labels"]["font"])))
 
     def close(self) -> None:

@@ -19,6 +19,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 
+def marker_value(mark: dict, comp: str) -> float:
+    """One reading of a site marker's sidecar entry (``u``, ``v``, ``radius_px``, ``radius_angstrom``)."""
+    return float(mark["point"]["uv".index(comp)]) if comp in ("u", "v") else float(mark[comp])
+
+
 class NoRationale(Exception):
     """The images do not support a step-by-step derivation of this record's answer."""
 
@@ -116,6 +121,8 @@ READABLE = frozenset({
     "offset",      # pixel offset (u or v) from atom a to atom b in image k
     "span",        # pixel distance between two atoms in image k
     "centre",      # mean pixel (u or v) of a set of drawn atoms in image k (the centre of a drawing)
+    "marker",      # the ring drawn in image k (the site marker): its centre's u or v, its radius in px
+    "ring",        # the site marker's radius in Å (the prompt states it)
     "camera",      # image width, height; the field of view the prompt states
     "standard",    # the standard length of a bonded pair (core/data/reading.yaml)
     "bar",         # the scale bar drawn in image k: its Å text or its pixel length
@@ -127,7 +134,7 @@ READABLE = frozenset({
     "answer",
 })
 # Kinds that are reference lengths a reader knows or is told (not estimates): quoted in Å without "about".
-REFERENCE = frozenset({"standard", "bar", "limit", "given", "round"})
+REFERENCE = frozenset({"standard", "bar", "ring", "limit", "given", "round"})
 
 
 @dataclass
@@ -204,6 +211,15 @@ class Facts:
         (those named)."""
         return self.add(Fact("centre", name, centre_of(view, which, comp, atoms), 1, view.k, tuple(atoms), comp,
                              extra={"which": which}))
+
+    def marker(self, view: View, comp: str, name: str) -> str:
+        """The ring drawn in one image: its centre's ``u`` or ``v``, its radius in px (``radius_px``) or, as
+        the prompt states it, in Å (``radius_angstrom``)."""
+        mark = view.car.get("marker")
+        if not mark:
+            raise NoRationale(f"image {view.k} has no site marker")
+        kind = "ring" if comp == "radius_angstrom" else "marker"
+        return self.add(Fact(kind, name, marker_value(mark, comp), 2 if comp == "radius_px" else 1, view.k, comp=comp))
 
     def calc(self, name: str, expr: str, nd: int, estimate: bool = False) -> str:
         return self.add(Fact("calc", name, evaluate(expr, self.values), nd, expr=expr, estimate=estimate))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 from ..data_files import load_table
-from .evidence import centre_of, evaluate, fmt, q
+from .evidence import centre_of, evaluate, fmt, marker_value, q
 from .limits import MAX_NO, SHARED_PROTON, SLOP, acceptor_limit
 from .scales import reading_table, standard_length
 
@@ -87,6 +87,13 @@ def _bar(f, v, values, record):
     return _said(real, f, "the scale bar gives")
 
 
+def _marker(f, v, values, record):
+    mark = v.car.get("marker")
+    if not mark:
+        return f"image {f.image} has no site marker"
+    return _said(marker_value(mark, f.comp), f, "the ring gives")
+
+
 def _limit(f, v, values, record):
     crit = f.extra.get("criterion", "")
     if crit.startswith("kind:"):
@@ -140,8 +147,8 @@ def _answer(f, v, values, record):
 
 
 CHECKS = {"cite": _cite, "pixel": _pixel, "offset": _offset, "span": _span, "centre": _centre, "camera": _camera,
-          "standard": _standard, "bar": _bar, "limit": _limit, "given": _given, "tolerance": _tolerance, "calc": _calc, "round": _round,
-          "answer": _answer}
+          "standard": _standard, "bar": _bar, "marker": _marker, "ring": _marker, "limit": _limit, "given": _given,
+          "tolerance": _tolerance, "calc": _calc, "round": _round, "answer": _answer}
 
 
 def check_fact(f, views: dict, values: dict, record: dict) -> str:

@@ -59,7 +59,7 @@ class Scale:
     text: str
     relative: float
     say: dict
-    section: str                     # the template section that words it: "bond_scale" or "bar_scale"
+    section: str                     # the template section that words it: "bond_scale", "bar_scale", "ring_scale"
     image: int = 0                   # the image it was read in, and the reference bond's atoms (none: the bar)
     atoms: tuple = ()
 
@@ -112,6 +112,14 @@ def bar_scale(F: Facts, view: View, tag: str) -> Scale | None:
     return Scale(f"{tag}_scale", sc, 0.0, {"length": L, "px": px, "scale": sc, "img": view.k}, "bar_scale", view.k)
 
 
+def ring_scale(F: Facts, view: View, tag: str) -> Scale:
+    """The site marker of ``view``: its radius in px over its radius in Å (the prompt states it)."""
+    L = F.marker(view, "radius_angstrom", f"{tag}_len")
+    px = F.marker(view, "radius_px", f"{tag}_px")
+    sc = F.calc(f"{tag}_scale", f"{tag}_px / {tag}_len", 2)
+    return Scale(f"{tag}_scale", sc, 0.0, {"length": L, "px": px, "scale": sc, "img": view.k}, "ring_scale", view.k)
+
+
 def scale_near(F: Facts, view: View, near, tag: str, prefer_bar: bool = False) -> Scale:
     """The scale where ``near`` (a pixel position) is: the best nearby reference bond, else the scale
     bar; ``NoRationale`` when the image has neither. ``prefer_bar``: what is measured lies at the depth
@@ -132,5 +140,5 @@ def say_scale(W, scale: Scale) -> str:
     return W.phrase(scale.section, **scale.say)
 
 
-__all__ = ["reading_table", "standard_length", "Scale", "reference_bonds", "bond_scale", "bar_scale", "scale_near",
+__all__ = ["reading_table", "standard_length", "Scale", "reference_bonds", "bond_scale", "bar_scale", "ring_scale", "scale_near",
            "say_scale"]

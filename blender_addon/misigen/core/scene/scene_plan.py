@@ -24,6 +24,20 @@ from ..look.style import atom_radii, style_hash
 PARTS = ("protein", "ligand")
 
 
+@dataclass(frozen=True)
+class SiteMarker:
+    """A ring drawn round one point of the structure (posed with the protein), in the labels' colour:
+    ``radius`` Å at the point's depth (so it is a scale there too); its line ``thickness_px`` px at 512 px
+    width, in proportion to the width."""
+    point: tuple
+    radius: float = 2.0
+    thickness_px: float = 2.0
+
+    def description(self) -> dict:
+        return {"point": [round(float(x), 4) for x in self.point], "radius": float(self.radius),
+                "thickness_px": float(self.thickness_px)}
+
+
 @dataclass
 class RenderSpec:
     structure_id: str
@@ -34,6 +48,7 @@ class RenderSpec:
     residues: tuple | None = None                 # restrict protein to these (chain, resseq, icode)
     labels: LabelPlan | None | bool = True        # which labels (True: the style's; False/None: none)
     centre: tuple | None = None                   # centre of rotation; None = centroid of shown atoms
+    marker: "SiteMarker | None" = None            # a point ringed on the image
 
     def __post_init__(self):
         if self.labels is True:
@@ -43,7 +58,7 @@ class RenderSpec:
 
     def description(self) -> dict:
         """Canonical JSON-able description; everything that changes pixels is in here."""
-        return {
+        d = {
             "structure": self.structure_id,
             "parts": list(self.parts),
             "residues": [list(r) for r in self.residues] if self.residues is not None else None,
@@ -54,6 +69,9 @@ class RenderSpec:
             "labels": self.labels.description() if self.labels is not None else None,
             "centre": [round(float(x), 4) for x in self.centre] if self.centre is not None else None,
         }
+        if self.marker is not None:            # only where drawn, so every other image keeps its name
+            d["marker"] = self.marker.description()
+        return d
 
     def matrices(self, shown: "Structure") -> tuple[dict, dict]:
         """Part matrices and rotation centres of this render for its shown atoms."""
@@ -216,6 +234,25 @@ def scale_bar(shown: Structure, spec: RenderSpec) -> dict | None:
             "box": box}
 
 
+def site_marker(shown: Structure, spec: RenderSpec) -> dict | None:
+    """The ring that marks ``spec.marker`` on the image: its centre pixel, its radius in Å and in px (at the
+    point's depth), its line's thickness (px) and ``box``, the pixels it takes (labels keep clear of it).
+    None without one."""
+    if spec.marker is None:
+        return None
+    cam = spec.camera
+    point = geometry.apply(spec.matrices(shown)[0]["protein"], np.asarray([spec.marker.point], float))
+    pix, depth = cam.project(point)
+    scale = cam.width / 512
+    r = round(float(spec.marker.radius * cam.pixel_scale(depth)[0]), 2)
+    thick = max(1, int(round(spec.marker.thickness_px * scale)))
+    u, v = (round(float(x), 2) for x in pix[0])
+    pad = r + thick + 1
+    return {"point": [u, v], "depth": round(float(depth[0]), 3), "radius_angstrom": float(spec.marker.radius),
+            "radius_px": r, "thickness": thick,
+            "box": [int(np.floor(u - pad)), int(np.floor(v - pad)), int(np.ceil(u + pad)), int(np.ceil(v + pad))]}
+
+
 def _layout_inputs(shown: Structure, spec: RenderSpec, xyz: np.ndarray) -> dict:
     """What ``layout_labels`` needs of one render besides its labels: anchor pixels, the atoms labels
     avoid, atom radii on screen, the scale bar's box."""
@@ -226,9 +263,9 @@ def _layout_inputs(shown: Structure, spec: RenderSpec, xyz: np.ndarray) -> dict:
              "none": np.zeros(shown.n_atoms, bool)}[spec.labels.avoid] & front
     radius_px = np.where(front, atom_radii(shown, spec.style) * cam.pixel_scale(np.where(front, depth, 1.0)), 0.0)
     obstacles = np.column_stack([pix[avoid], radius_px[avoid], np.nonzero(avoid)[0]]) if avoid.any() else None
-    bar = scale_bar(shown, spec)
+    reserved = [m["box"] for m in (scale_bar(shown, spec), site_marker(shown, spec)) if m]
     return {"pixels": pix, "in_front": front, "width": cam.width, "height": cam.height, "obstacles": obstacles,
-            "radius_px": radius_px, "reserved": [bar["box"]] if bar else None}
+            "radius_px": radius_px, "reserved": reserved or None}
 
 
 _HOMES: collections.OrderedDict = collections.OrderedDict()   # scene → (label homes, its canonical views' labels)
@@ -307,7 +344,7 @@ def _rounded(a: np.ndarray, digits: int) -> list:
 
 def annotate(shown: Structure, spec: RenderSpec, mats: dict) -> dict:
     """The sidecar of one image: camera, depth-cue ramp, every shown atom's projection and
-    visibility, labels, scale bar."""
+    visibility, labels, scale bar (and the site marker where one is drawn)."""
     cam = spec.camera
     xyz = posed_coords(shown, mats)
     pix, depth = cam.project(xyz)
@@ -342,4 +379,5 @@ def annotate(shown: Structure, spec: RenderSpec, mats: dict) -> dict:
         "labels": labels,
         "labels_left_out": dropped,
         "scale_bar": scale_bar(shown, spec),
+        **({"marker": site_marker(shown, spec)} if spec.marker is not None else {}),
     }

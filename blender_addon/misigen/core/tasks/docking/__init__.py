@@ -10,7 +10,7 @@ from ...errors import InputError
 from .. import guessers
 from ..common import range_values
 from ..registry import TaskType
-from ..schema import REQUIRED, AXIS, VIEWS, Enum, List, Map, Num, Range, asked_range, difficulty_block, rejection
+from ..schema import REQUIRED, AXIS, VIEWS, Bool, Enum, List, Map, Num, Range, asked_range, difficulty_block, rejection
 from ..shared.cloze import ops_features
 from .checks import composite, difficulty_part, feature_space, random_space, redock
 from .planner import DockingPlanner
@@ -21,6 +21,13 @@ SCHEMA = {
     "pocket_views": (List(VIEWS), REQUIRED),
     "ligand_views": (List(VIEWS), REQUIRED),
     "combined_view": (Enum(("front",)), "front"),
+    # lining: show only the residues with a heavy atom within this many Å of the ligand (0: the whole
+    # pocket); open_front: each pocket view leaves out the lining residues in front of the site;
+    # site_marker: a ring where the ligand's centre sat, in the pocket and combined views (null: none),
+    # `radius` Å at that depth: the scale for the move
+    "pocket": (Map({"lining": (Num(0), 0), "open_front": (Bool(), False),
+                    "site_marker": (Map({"radius": (Num(positive=True), 2.0),
+                                         "thickness_px": (Num(positive=True), 2.0)}), None)}), {}),
     "rotation": (Map({"axes": (List(AXIS), REQUIRED), "values": (Range(nonzero=True), REQUIRED)}), REQUIRED),
     "displacement": (Map({"axis": (Enum(("x",)), "x"), "extra": (Range(), REQUIRED),
                           "sides": (List(Enum(("left", "right"))), ["left", "right"])}), REQUIRED),
@@ -30,7 +37,7 @@ SCHEMA = {
     # (7.5° turns of a small ligand fail the symmetric-ligand check)
     "difficulty": difficulty_block("values"),
 }
-FIELDS = frozenset({"displacement_axis", "rotation_range", "distance_range", "framing"})
+FIELDS = frozenset({"displacement_axis", "rotation_range", "distance_range", "framing", "pocket_cut"})
 
 
 def check(d: dict, path) -> None:

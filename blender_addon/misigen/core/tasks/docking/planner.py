@@ -19,6 +19,7 @@ import numpy as np
 from ...scene import geometry
 from ...scene.geometry import view_ops
 from ...scene.labels import ligand_atom_id
+from ...scene.scene_plan import SiteMarker
 from ...op_grammar import Op, format_number, format_ops, parse_ops
 from .. import prompts
 from ..base import Planner, Unavailable
@@ -28,6 +29,7 @@ from ..schema import asked_range, knob
 from .program import DockingProgram
 
 POCKET, LIGAND = ("protein",), ("ligand",)
+OPEN_FRONT_XY = 1.5     # Å on screen (x, y): a residue atom this near a ligand atom covers the site
 FRAMING = ("Images {pocket} are framed on the pocket, images {ligand} on the moved ligand (magnified to fill the frame) "
            "and image {combined} on both together, so sizes compare only within an image; the camera never turns, "
            "so directions are the same in every image. Ligand atom names are shown in the ligand-alone images only.")
@@ -36,12 +38,13 @@ FRAMING = ("Images {pocket} are framed on the pocket, images {ligand} on the mov
 class DockingPlanner(Planner):
     def setup(self):
         d, ctx = self.d, self.ctx
-        self.full = ctx.shown(COMPLEX)
-        self.lig = ctx.shown(LIGAND)
-        self.pocket = ctx.shown(POCKET)
+        self.res = self.lining_residues()
+        self.full = ctx.shown(COMPLEX, self.res)
+        self.lig = ctx.shown(LIGAND, self.res)
+        self.pocket = ctx.shown(POCKET, self.res)
         if self.lig.n_atoms == 0 or self.pocket.n_atoms == 0:
             raise Unavailable("docking needs a ligand and a pocket")
-        self.labels = self.label_plan()
+        self.labels = self.label_plan(residues=self.res)
         # Ligand views name every ligand atom (hetero atoms first); the pocket and combined views
         # name the residues only, so no label hides the small moved ligand.
         self.lig_labels = self.combined_labels = None
@@ -52,7 +55,7 @@ class DockingPlanner(Planner):
             # No "residues in contact with the ligand first" here: that would mark the binding site.
             self.combined_labels = replace(self.labels, ligand_atoms=False,
                                            first=tuple(i for i in self.labels.first if not i.startswith("res ")))
-        self.centre = ctx.centre(COMPLEX)
+        self.centre = ctx.centre(COMPLEX, self.res)
         lig_c = self.lig.coords.mean(axis=0)
         self.lig_r = ctx.radii(self.lig)
         self.pocket_r = ctx.radii(self.pocket)
@@ -64,15 +67,50 @@ class DockingPlanner(Planner):
         need = {"left": (lig_c[0] + r_lig) - (self.pocket.coords[:, 0] - self.pocket_r).min(),
                 "right": (self.pocket.coords[:, 0] + self.pocket_r).max() - (lig_c[0] - r_lig)}
         self.base = {side: float(np.ceil(max(v, 0.0))) for side, v in need.items()}
-        self.pocket_views = [self.spec(ctx.view_camera({"all": view_ops(v)}, POCKET, centre=self.centre),
-                                       {"all": view_ops(v)}, parts=POCKET, centre=self.centre,
-                                       labels=self.combined_labels)
-                             for v in d["pocket_views"]]
+        mark = d["pocket"]["site_marker"]
+        self.marker = None if mark is None else SiteMarker(tuple(lig_c), mark["radius"], mark["thickness_px"])
+        self.pocket_views = [self.pocket_view(v) for v in d["pocket_views"]]
         self.lig_classes = atom_classes(self.lig)
         classes = [(("axis", ax), ("side", side)) for ax in d["rotation"]["axes"] for side in d["displacement"]["sides"]]
         self.order = [(c[0][1], c[1][1]) for c in balanced_order(classes, self.srng)]
         self.signs = balanced_order([1, -1], self.srng)
         self._rot_pix: dict = {}
+
+    def lining_residues(self):
+        """The pocket residues shown: those lining the site (a heavy atom within ``pocket.lining`` Å of a
+        ligand heavy atom), so the cavity's outline can be seen; None (the whole pocket) without it."""
+        cut = self.d["pocket"]["lining"]
+        if not cut:
+            return None
+        s = self.ctx.shown(COMPLEX)
+        heavy = ~s.is_hydrogen
+        lig, prot = s.coords[s.ligand & heavy], np.nonzero(~s.ligand & heavy & ~s.is_water)[0]
+        d = np.sqrt(((s.coords[prot][:, None] - lig[None]) ** 2).sum(-1)).min(axis=1)
+        keys = {(str(s.chain[i]), int(s.resseq[i]), str(s.icode[i])) for i in prot[d <= float(cut)]}
+        return tuple(sorted(keys))
+
+    def pocket_view(self, v):
+        """One pocket-alone view; with ``pocket.open_front`` it leaves out the lining residues that would
+        cover the site: those in front of the ligand's centre with an atom over the ligand's outline."""
+        ops = {"all": view_ops(v)}
+        res = self.res
+        if res is not None and self.d["pocket"]["open_front"]:
+            xyz = self.ctx.posed(ops, COMPLEX, res, centre=self.centre)
+            s = self.full
+            lig = xyz[s.ligand & ~s.is_hydrogen]
+            z0 = lig[:, 2].mean()
+            rows = np.nonzero(~s.ligand)[0]
+            over = np.sqrt(((xyz[rows, None, :2] - lig[None, :, :2]) ** 2).sum(-1)).min(axis=1) <= OPEN_FRONT_XY
+            keys = [(str(s.chain[i]), int(s.resseq[i]), str(s.icode[i])) for i in rows]
+            front, covers = {}, set()
+            for k, z, o in zip(keys, xyz[rows, 2], over):
+                front.setdefault(k, []).append(z)
+                if o:
+                    covers.add(k)
+            res = tuple(k for k in res if not (np.mean(front[k]) > z0 and k in covers))
+        cam = self.ctx.view_camera(ops, POCKET, res, centre=self.centre)
+        return replace(self.spec(cam, ops, parts=POCKET, residues=res, centre=self.centre, labels=self.combined_labels),
+                       marker=self.marker)
 
     def perturbation(self, axis, angle, side, dist) -> list[Op]:
         disp = -dist if side == "left" else dist
@@ -81,17 +119,18 @@ class DockingPlanner(Planner):
     def combined(self, pert):
         """The combined front view: pocket + moved ligand, framed on both."""
         ops = {"ligand": pert}
-        xyz = self.ctx.posed(ops, COMPLEX, centre=self.centre)
-        return self.spec(fit_camera(xyz, self.full_r, self.style), ops, centre=self.centre,
-                         labels=self.combined_labels), xyz
+        xyz = self.ctx.posed(ops, COMPLEX, self.res, centre=self.centre)
+        spec = self.spec(fit_camera(xyz, self.full_r, self.style), ops, residues=self.res, centre=self.centre,
+                         labels=self.combined_labels)
+        return replace(spec, marker=self.marker), xyz
 
     def ligand_views(self, pert):
         out = []
         for v in self.d["ligand_views"]:
             ops = {"ligand": pert + view_ops(v)}
-            xyz = self.ctx.posed(ops, LIGAND, centre=self.centre)
-            out.append(self.spec(fit_camera(xyz, self.lig_r, self.style), ops, parts=LIGAND, centre=self.centre,
-                                 labels=self.lig_labels))
+            xyz = self.ctx.posed(ops, LIGAND, self.res, centre=self.centre)
+            out.append(self.spec(fit_camera(xyz, self.lig_r, self.style), ops, parts=LIGAND, residues=self.res,
+                                 centre=self.centre, labels=self.lig_labels))
         return out
 
     def rot_pixels(self, axis, angle):
@@ -101,7 +140,8 @@ class DockingPlanner(Planner):
             out = []
             cam = self.pocket_views[0].camera
             for v in self.d["ligand_views"]:
-                xyz = self.ctx.posed({"ligand": [Op("roll", axis, -angle)] + view_ops(v)}, LIGAND, centre=self.centre)
+                xyz = self.ctx.posed({"ligand": [Op("roll", axis, -angle)] + view_ops(v)}, LIGAND, self.res,
+                                     centre=self.centre)
                 pix = cam.project(xyz)[0]
                 out.append(pix - pix.mean(axis=0))
             self._rot_pix[key] = out
@@ -179,6 +219,7 @@ class DockingPlanner(Planner):
         framing = FRAMING.format(pocket=f"1–{n_p}" if n_p > 1 else "1",
                                  ligand=f"{n_p + 1}–{n_p + n_l}" if n_l > 1 else str(n_p + 1), combined=str(n_p + n_l + 1))
         question = self.question(texts, labels=self.labels, displacement_axis=ax_move, framing=framing,
+                                 pocket_cut=self.pocket_cut_text(n_p, n_p + n_l + 1),
                                  rotation_range=prompts.values_text(self.angles, "degrees"),
                                  distance_range=self.distance_text())
         lo = min(self.base.values()) + min(self.extras)
@@ -195,6 +236,24 @@ class DockingPlanner(Planner):
             replay_error=err, balance_class={"axis": axis, "side": side, "roll_sign": "+" if angle > 0 else "-"},
             **self.fine_steps())
         return Planned(question, images, answer, program.as_dict())
+
+    def pocket_cut_text(self, n_pocket: int, combined: int) -> str:
+        """How the pocket was cut and marked (the spec's ``pocket``), as the prompt states it; "" for the
+        whole pocket unmarked."""
+        cfg = self.d["pocket"]
+        pocket = f"1–{n_pocket}" if n_pocket > 1 else "1"
+        out = []
+        if cfg["lining"]:
+            out.append(f"The pocket shown is the residues lining the binding site: those with a heavy atom within "
+                       f"{format_number(cfg['lining'])} Å of the ligand in its crystal pose.")
+            if cfg["open_front"]:
+                out.append(f"In images {pocket} the lining residues in front of the site that would cover it are left "
+                           "out, so the site is seen open toward you.")
+        if cfg["site_marker"] is not None:
+            out.append(f"A white ring in images {pocket} and {combined} marks where the ligand's centre (the centroid "
+                       f"of its atoms) sat in the pocket; its radius is {format_number(cfg['site_marker']['radius'])} Å "
+                       "at that depth.")
+        return " ".join(out) + "\n" if out else ""
 
     def distance_text(self) -> str:
         step = format_number(asked_range(self.d["displacement"]["extra"], self.d)["step"])
