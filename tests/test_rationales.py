@@ -27,8 +27,7 @@ def build(rec):
 @pytest.fixture(scope="module")
 def planned(brd4, hivp, style):
     """One record per task type with its sidecars computed in memory: the first, 1hvi's test split
-    first, whose images support a derivation (docking's move is an estimate that rounds to the answer
-    for few questions)."""
+    first, whose images support a derivation."""
     by_id = {brd4.id: brd4, hivp.id: hivp}
     partners = PartnerCatalog({k: "test" for k in by_id}, lambda i: by_id[i])
     out = {}
@@ -62,7 +61,7 @@ EXPECT = {   # what each task's rationale must say, beyond replaying
     "residue_ligand_interaction": r"about \d+\.\d Å apart",
     "translation_rotation": r"centre of the drawn atoms .* moved -?\d+\.\d px across .* about -?\d\.\d Å along x",
     "rotation_rotation": r"applied to it once more",
-    "docking": r"centred at \d+\.\d px across.*about -?\d+\.\d Å along x",
+    "docking": r"centred at \d+\.\d px across.*the ring that marks.*\d\.\d Å in radius.*about -?\d+\.\d Å along x",
     "interaction_location": r"px per Å.*option [A-D]",
     "pocket_ligand_interaction": r"\(donor\) and .* \(acceptor, .*\): in image \d .* about \d\.\d Å apart, (within|at) "
                                  r"the \d\.\d\d Å",
@@ -87,6 +86,24 @@ def test_altered_number_does_not_replay(planned, name):
     bad = dict(rec, rationale=rec["rationale"].replace(tok, bumped, 1))
     problems = replay(bad, cars, build(bad))
     assert any(bumped in p for p in problems), problems
+
+
+def test_docking_moves_are_read_off_the_ring_on_every_record(brd4, hivp, style):
+    """The ring marks where the ligand's centre sat at the ligand's own depth, and its radius is stated
+    in Å: the move read from it rounds to the answer on every docking record of both examples."""
+    by_id = {brd4.id: brd4, hivp.id: hivp}
+    task = next(t for t in load_suite(SUITE) if t.name == "docking")
+    n = 0
+    for structure in (brd4, hivp):
+        for split in ("train", "test"):
+            samples, _ = plan_samples(task, structure, style, split, 0, None)
+            for s in samples:
+                rec, cars = s.as_record(), sample_sidecars(s, by_id)
+                text, why = make_rationale(rec, cars, task.rationale, build(rec))
+                assert text is not None, (rec["answer"], why)
+                assert replay(dict(rec, rationale=text), cars, build(rec)) == []
+                n += 1
+    assert n >= 12
 
 
 def test_altered_sidecar_does_not_replay(planned):

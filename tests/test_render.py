@@ -317,6 +317,29 @@ def test_scale_bar_and_leaders_drawn_where_the_sidecar_says(tmp_path, examples):
 
 
 @pytest.mark.slow      # runs run_blender.py in a subprocess
+def test_docking_ring_drawn_where_the_sidecar_says(tmp_path, examples, cli):
+    """The site marker of a docking image: a light ring of the sidecar's radius round its point, in a dark
+    outline, with the background showing inside it."""
+    out = tmp_path / "out"
+    res = cli("generate", "--structures", examples / "1hvi.pdb", "--out", out, "--tasks", "docking", "--split", "test",
+              "--seed", 3, "--resolution", 256, 256, "--samples", 1, "--device", "cpu", "--no-progress", "--no-audit")
+    assert res.returncode == 0, res.stderr[-2000:]
+    rec = json.loads((out / "annotations.jsonl").read_text().splitlines()[0])
+    for k in (0, 6):                                 # a pocket view and the combined view
+        side = json.loads((out / rec["images"][k]).with_suffix(".json").read_text())
+        img = load_png(out / rec["images"][k])
+        (u, v), r = side["marker"]["point"], side["marker"]["radius_px"]
+        lit = []
+        for a in np.radians(np.arange(0, 360, 30)):
+            x, y = u + r * np.cos(a), v + r * np.sin(a)
+            near = img[int(y) - 1:int(y) + 2, int(x) - 1:int(x) + 2]
+            lit.append(near.min(axis=2).max() > 0.8)
+        assert np.mean(lit) > 0.9, (k, lit)
+        assert not side["labels"] or all(not (lab["box"][0] < u < lab["box"][2] and lab["box"][1] < v < lab["box"][3])
+                                          for lab in side["labels"])      # no label over the ring's centre
+
+
+@pytest.mark.slow      # runs run_blender.py in a subprocess
 def test_cli_render_records_failures_and_goes_on(tmp_path, examples, cli):
     bad = tmp_path / "broken.pdb"
     bad.write_bytes(b"\x00\x01binary junk")

@@ -490,6 +490,55 @@ def test_docking_replay_redocks(tasks, hivp, brd4, style):
         assert len({tuple(x.key() for x in s.images[:3]) for s in samples}) == 1
 
 
+def test_docking_pocket_is_the_lining_opened_and_marked(tasks, hivp, style):
+    """The pocket shown is the residues lining the site; a pocket view leaves out only lining residues in
+    front of the site that cover it; the ring sits where the ligand's centre was and is drawn (sidecar) at
+    its projection, ``radius`` Å wide at that depth; the prompt says all of it."""
+    from misigen.core.scene.scene_plan import annotate
+    d = tasks["docking"].data
+    lining, marker = d["pocket"]["lining"], d["pocket"]["site_marker"]
+    assert lining > 0 and d["pocket"]["open_front"] and marker is not None
+    samples, _ = plan(tasks, "docking", hivp, style)
+    heavy = ~hivp.is_hydrogen
+    lig = hivp.coords[hivp.ligand & heavy]
+    prot = np.nonzero(~hivp.ligand & heavy & ~hivp.is_water)[0]
+    near = np.sqrt(((hivp.coords[prot][:, None] - lig[None]) ** 2).sum(-1)).min(axis=1) <= lining
+    want = {(str(hivp.chain[i]), int(hivp.resseq[i]), str(hivp.icode[i])) for i in prot[near]}
+    s = samples[0]
+    comb = s.images[6]
+    assert set(map(tuple, comb.residues)) == want
+    centre = lig.mean(axis=0)
+    for spec in s.images[:3] + [comb]:
+        assert set(map(tuple, spec.residues)) <= want and spec.marker is not None
+        shown = shown_for(hivp, spec)
+        mats = spec.matrices(shown)[0]
+        pix, depth = spec.camera.project(geometry.apply(mats["protein"], centre[None]))
+        car = annotate(shown, spec, mats)
+        assert np.allclose(car["marker"]["point"], pix[0], atol=0.01)
+        assert car["marker"]["radius_px"] == pytest.approx(marker["radius"] * spec.camera.pixel_scale(depth)[0], abs=0.01)
+    assert s.images[3].marker is None                            # the ligand views carry no ring
+    assert "lining the binding site" in s.question and f"within {lining:g} Å" in s.question
+    assert "A white ring in images 1–3 and 7" in s.question and f"radius is {marker['radius']:g} Å" in s.question
+    # the open front: some view leaves a lining residue out, and only ones in front of the site
+    left_out = 0
+    for spec in s.images[:3]:
+        shown_all = shown_structure(hivp, spec.style, ("protein", "ligand"), comb.residues)
+        xyz = spec_coords(shown_all, replace_spec(spec, comb.residues))
+        z_site = xyz[shown_all.ligand & ~shown_all.is_hydrogen, 2].mean()
+        kept = set(map(tuple, spec.residues))
+        for res in want - kept:
+            rows = [i for i in range(shown_all.n_atoms) if not shown_all.ligand[i]
+                    and (str(shown_all.chain[i]), int(shown_all.resseq[i]), str(shown_all.icode[i])) == res]
+            assert xyz[rows, 2].mean() > z_site
+            left_out += 1
+    assert left_out > 0
+
+
+def replace_spec(spec, residues):
+    from dataclasses import replace
+    return replace(spec, parts=("protein", "ligand"), residues=residues)
+
+
 # ------------------------------------------------------------------ H-bond tasks (real finder)
 def test_pocket_ligand_lists_every_hbond(tasks, hivp, style):
     from misigen.core.chemistry.interactions import find_interactions
