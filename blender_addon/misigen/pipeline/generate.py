@@ -13,7 +13,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..core.structure.duplicates import duplicate_groups, with_split_keys
-from ..core.errors import InputError
 from ..core.failures import Failure
 from ..core.structure.loader import Discovery, discover_inputs
 from ..core.structure.readers import DEFAULT_READ
@@ -63,10 +62,7 @@ def prepare_run(config: RunConfig) -> RunSetup:
     suite = load_suite(config.suite, levels=config.levels)   # spec errors stop here, before any work
     check_resolution(config.style, suite)
     if config.tasks:
-        try:
-            suite = suite.only(config.tasks)
-        except ValueError as exc:
-            raise InputError(config.suite, str(exc)) from None
+        suite = suite.only(config.tasks)
     discovery = discover_inputs(config.structures, exclude=[config.out])
     sources = sorted(discovery.sources, key=lambda s: s.id)[:config.limit]
     if config.reading is not None:

@@ -88,11 +88,12 @@ class Suite:
         raise KeyError(name)
 
     def only(self, names) -> "Suite":
-        """The suite with only the tasks ``names`` (kept in suite order); ValueError naming the
+        """The suite with only the tasks ``names`` (kept in suite order); InputError naming the
         unknown ones."""
         unknown = sorted(set(names) - set(self.task_names()))
         if unknown:
-            raise ValueError(f"unknown task(s) {', '.join(unknown)}; suite has {', '.join(sorted(self.task_names()))}")
+            raise InputError(self.path, f"unknown task(s) {', '.join(unknown)}; suite has "
+                                        f"{', '.join(sorted(self.task_names()))}")
         return replace(self, tasks=tuple(t for t in self.tasks if t.name in set(names)))
 
     def with_levels(self, levels) -> "Suite":
@@ -113,12 +114,7 @@ def load_suite(path, tasks=None, levels=()) -> Suite:
     ``levels``, only questions of those levels (``Suite.with_levels``)."""
     path = Path(path)
     suite = _all_tasks(path).with_levels(levels)
-    if not tasks:
-        return suite
-    try:
-        return suite.only(tasks)
-    except ValueError as exc:
-        raise InputError(path, str(exc)) from None
+    return suite.only(tasks) if tasks else suite
 
 
 def _all_tasks(path: Path) -> Suite:
