@@ -89,7 +89,7 @@ def measure(paths, size: int, n_views: int, save: Path | None, limits=None) -> d
     from misigen.render.overlay import draw_overlay
 
     style = load_style("misi_bench", {"render": {"resolution": [size, size]}})
-    task = next(t for t in load_suite(suite_path("misi_bench")) if t.name == "pocket_ligand_interaction")
+    task = next(t for t in load_suite(suite_path("misi_bench")).tasks if t.name == "pocket_ligand_interaction")
     limits = limits or ([0.0, float(style["labels"]["outline_luminance"])] if "outline_luminance" in style["labels"]
                         else [0.0])
     rows: dict = {f"outline_luminance {x:g}" + (" (opaque)" if x == 0 else ""): [] for x in limits}

@@ -74,7 +74,7 @@ def main() -> None:
 
     style = load_style("misi_bench", {"render": {"resolution": [args.size, args.size]}})
     wanted = args.tasks.split(",")
-    tasks = [t for t in load_suite(suite_path(args.suite)) if t.name in wanted]
+    tasks = load_suite(suite_path(args.suite), wanted).tasks
     sources = sorted(discover_inputs([args.complexes]).sources, key=lambda s: s.id)
     loaded = {}
     for src in sources[: args.limit or None]:

@@ -61,7 +61,7 @@ def main() -> None:
     from misigen.core.tasks import PartnerCatalog, load_suite, plan_samples
 
     style = load_style("misi_bench", {"render": {"resolution": [args.size, args.size]}})
-    tasks = load_suite(suite_path(args.suite))
+    tasks = load_suite(suite_path(args.suite)).tasks
     sources = sorted(discover_inputs([args.complexes]).sources, key=lambda s: s.id)[: args.limit]
     loaded = {}
     for src in sources:

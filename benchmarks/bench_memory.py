@@ -58,7 +58,7 @@ def main() -> None:
             sources.append(src)
         except InputError:
             pass
-    tasks = [t for t in load_suite(suite_path(args.suite)) if t.name in args.tasks.split(",")]
+    suite = load_suite(suite_path(args.suite), args.tasks.split(","))
     style = load_style("misi_bench", {"render": {"resolution": [args.size, args.size], "samples": 1,
                                                  "denoise": False}})
     print(f"{len(sources)} usable complexes, repeated to {args.structures} structures; tasks {args.tasks}; "
@@ -75,7 +75,7 @@ def main() -> None:
         for k in range(args.structures):
             src = sources[k % len(sources)]
             src = replace(src, id=f"{src.id}~r{k // len(sources)}")
-            summary = process_structure(src, tasks, style, Path(tmp), "test", 0, "cpu")
+            summary = process_structure(src, suite, style, Path(tmp), "test", 0, "cpu")
             images += summary.rendered.images
             records += summary.records
             if k + 1 == args.baseline:

@@ -74,7 +74,7 @@ def main() -> None:
     if args.samples:
         over["render"]["samples"] = args.samples
     style = load_style("misi_bench", over)
-    tasks = load_suite(suite_path(args.suite))
+    suite = load_suite(suite_path(args.suite))
     src = next(s for s in discover_inputs([args.complexes]).sources if s.id == args.structure)
 
     patch(unit.UnitPlanning, "samples_of", "plan (every task's planner, rationale, level)")
@@ -93,7 +93,7 @@ def main() -> None:
 
     out = Path(tempfile.mkdtemp(prefix="misigen-profile-"))
     w0, c0 = time.perf_counter(), time.process_time()
-    summary = unit.process_structure(src, tasks, style, out, "test", 0, "cpu")
+    summary = unit.process_structure(src, suite, style, out, "test", 0, "cpu")
     wall, cpu = time.perf_counter() - w0, time.process_time() - c0
     n = summary.rendered.images or 1
     cyc = summary.rendered.cycles_seconds

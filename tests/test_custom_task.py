@@ -185,6 +185,6 @@ def test_a_module_name_is_imported_from_the_suite_folder(tmp_path):
     spec = spec.replace("prompt: nearer_atom.txt", f"prompt: {json.dumps(str(EXAMPLE / 'nearer_atom.txt'))}")
     (tmp_path / "t.yaml").write_text(spec)
     (tmp_path / "suite.yaml").write_text("name: x\nmodules: [my_tasks.distance]\ntasks: [t.yaml]\n")
-    tasks = load_suite(tmp_path / "suite.yaml")
+    tasks = load_suite(tmp_path / "suite.yaml").tasks
     assert [t.type for t in tasks] == ["nearer_atom_by_name"] and "nearer_atom_by_name" in REGISTRY
-    assert load_suite(tmp_path / "suite.yaml")[0].name == "nearer_atom_by_name"     # loading twice is fine
+    assert load_suite(tmp_path / "suite.yaml").tasks[0].name == "nearer_atom_by_name"     # loading twice is fine

@@ -8,7 +8,6 @@ import pytest
 from misigen.core.structure.duplicates import duplicate_groups, with_split_keys
 from misigen.core.structure.loader import StructureSource
 from misigen.core.tasks import load_suite, split_for
-from misigen.core.tasks.common import MISI_BENCH_TEST_FRACTION
 from misigen.core.resources import suite_path
 
 
@@ -29,7 +28,7 @@ def _names_in_both_splits(seed: int, fraction: float) -> tuple[str, str]:
 
 @pytest.mark.slow      # runs run_blender.py in a subprocess
 def test_byte_identical_inputs_land_in_one_split(tmp_path, examples, cli):
-    fraction = load_suite(suite_path("misi_bench"))[0].suite.get("test_fraction", MISI_BENCH_TEST_FRACTION)
+    fraction = load_suite(suite_path("misi_bench")).settings.test_fraction
     a, b = _names_in_both_splits(0, fraction)             # by name alone, one goes to test, one to train
     inputs = tmp_path / "in"
     inputs.mkdir()

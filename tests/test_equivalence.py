@@ -100,7 +100,7 @@ def gp6():
 @pytest.mark.parametrize("task", ["pocket_ligand_interaction", "residue_ligand_interaction"])
 def test_planned_records_carry_classes_and_swaps_score_100(gp6, task):
     """1bju: GP6's amidine N1/N2 (one class) bond ASP 189 OD2/OD1 (one group)."""
-    specs = {t.name: t for t in load_suite(ROOT / "task_specs" / "misi_bench.yaml")}
+    specs = {t.name: t for t in load_suite(ROOT / "task_specs" / "misi_bench.yaml").tasks}
     samples, _ = plan_samples(specs[task], gp6, load_style("misi_bench"), "train", 3)
     records = [s.as_record() for s in samples if s.answer != "No"]
     assert records
@@ -139,13 +139,13 @@ def test_misi_plus_pocket_views_label_contact_n_and_o(gp6):
             if not is_lig and e in ("N", "O") and np.linalg.norm(lig - xyz, axis=1).min() <= 4.0}
     assert ("A", 189, "", "OD1") in want and ("A", 189, "", "OD2") in want
     for suite, expect in (("misi_plus", want), ("misi_bench", set())):
-        specs = {t.name: t for t in load_suite(ROOT / "task_specs" / f"{suite}.yaml")}
+        specs = {t.name: t for t in load_suite(ROOT / "task_specs" / f"{suite}.yaml").tasks}
         for task in ("pocket_ligand_interaction", "interaction_location"):
             samples, _ = plan_samples(specs[task], gp6, style, "train", 3)
             assert samples
             for img in samples[0].images:
                 assert set(img.labels.atoms) == expect
-    specs = {t.name: t for t in load_suite(ROOT / "task_specs" / "misi_plus.yaml")}
+    specs = {t.name: t for t in load_suite(ROOT / "task_specs" / "misi_plus.yaml").tasks}
     samples, _ = plan_samples(specs["pocket_ligand_interaction"], gp6, style, "train", 3)
     drawn = {lab["id"] for lab in placed_labels(shown, samples[0].images[0]) if lab["box"] is not None}
     assert {atom_id("A", 189, "", "OD1"), atom_id("A", 189, "", "OD2")} <= drawn

@@ -67,7 +67,7 @@ class DiesOnce(ImageFinish):
 @pytest.fixture
 def feed():
     from misigen.pipeline.planners import Feed
-    with Feed(SimpleNamespace(tasks=("t",)), planners=1) as f:      # finishing needs no planning context
+    with Feed(SimpleNamespace(suite=SimpleNamespace(tasks=("t",))), planners=1) as f:   # finishing needs no planning context
         yield f
 
 

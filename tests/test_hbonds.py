@@ -191,9 +191,10 @@ def test_suites_name_their_hbond_definition(tmp_path):
     departures. A suite names one with ``hbonds: {definition: ...}``; another name is refused with
     the file named."""
     from misigen.core.errors import InputError
-    from misigen.core.tasks.spec import REPO_TASK_SPECS, load_suite
-    assert load_suite(REPO_TASK_SPECS / "misi_bench.yaml")[0].suite["hbond_definition"] == "chimerax"
-    assert load_suite(REPO_TASK_SPECS / "misi_plus.yaml")[0].suite["hbond_definition"] == "misigen"
+    from misigen.core.tasks.spec import REPO_TASK_SPECS
+    from misigen.core.tasks.suite import load_suite
+    assert load_suite(REPO_TASK_SPECS / "misi_bench.yaml").settings.hbond_definition == "chimerax"
+    assert load_suite(REPO_TASK_SPECS / "misi_plus.yaml").settings.hbond_definition == "misigen"
     bad = tmp_path / "suite.yaml"
     bad.write_text(f"name: x\ntasks: [{REPO_TASK_SPECS / 'translation.yaml'}]\nhbonds: {{definition: plip}}\n")
     with pytest.raises(InputError, match="hbonds.definition.*plip") as err:

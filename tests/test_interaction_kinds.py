@@ -20,7 +20,7 @@ PLUS = ROOT / "task_specs" / "misi_plus.yaml"
 
 @pytest.fixture(scope="module")
 def plus():
-    return {t.name: t for t in load_suite(PLUS)}
+    return {t.name: t for t in load_suite(PLUS).tasks}
 
 
 @pytest.fixture(scope="module")
@@ -80,7 +80,7 @@ def test_location_of_a_salt_bridge_centres_its_groups(plus, ptp1b, style, tmp_pa
     spec.write_text(text.replace("views: [front", "interaction: {kind: salt_bridge}\nviews: [front")
                     .replace("prompt: prompts/", f"prompt: {ROOT / 'task_specs' / 'prompts'}/"))
     from misigen.core.tasks import load_task_spec
-    task = load_task_spec(spec, plus["interaction_location"].suite)
+    task = load_task_spec(spec, plus["interaction_location"].settings)
     samples, _ = plan_samples(task, ptp1b, style, "test", 0)
     assert samples
     ctx = context_for(ptp1b, style)

@@ -22,7 +22,7 @@ SEED = 5
 
 @pytest.fixture(scope="module")
 def suites():
-    return {"bench": {t.name: t for t in load_suite(BENCH)}, "hard": {t.name: t for t in load_suite(HARD)}}
+    return {"bench": {t.name: t for t in load_suite(BENCH).tasks}, "hard": {t.name: t for t in load_suite(HARD).tasks}}
 
 
 @pytest.fixture(scope="module")

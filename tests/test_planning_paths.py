@@ -7,6 +7,8 @@ import pytest
 
 from misigen import api
 from misigen.core.structure.loader import discover
+from misigen.core.resources import suite_path
+from misigen.core.tasks import Suite, load_suite
 from misigen.pipeline.unit import plan_structure
 
 SEED = 3
@@ -22,8 +24,8 @@ def planned(examples):
     """brd4's samples of TASKS as generate plans them (the bundled examples are the run: T5's partner)."""
     style = api.load_style("misi_bench", {"render": {"resolution": [256, 256]}})
     catalog = {s.id: s for s in discover([examples])}
-    tasks = [t for t in api.load_tasks("misi_bench") if t.name in TASKS]
-    _loaded, samples, _failures, _cars = plan_structure(catalog["wagner_brd4"], tasks, style, "test", SEED,
+    suite = load_suite(suite_path("misi_bench"), TASKS)
+    _loaded, samples, _failures, _cars = plan_structure(catalog["wagner_brd4"], suite, style, "test", SEED,
                                                         catalog=catalog)
     return style, {t: [s for s in samples if s.task == t] for t in TASKS}
 
@@ -68,7 +70,7 @@ def test_a_level_filter_drops_the_same_samples_everywhere(examples):
     task.data["levels"] = [level]
     kept, failures = api.plan_task(task, brd4, style, "test", SEED)
     catalog = {s.id: s for s in discover([examples])}
-    _loaded, generated, gen_failures, _cars = plan_structure(catalog["wagner_brd4"], [task], style, "test", SEED,
+    _loaded, generated, gen_failures, _cars = plan_structure(catalog["wagner_brd4"], Suite(task.settings, (task,)), style, "test", SEED,
                                                              catalog=catalog)
     assert [s.id for s in kept] == [s.id for s in every if s.program["difficulty"]["level"] == level]
     assert _records(kept) == _records(generated)

@@ -31,7 +31,7 @@ SHARED = ("1acj.pdb", "3ems.pdb")
 def planned_records(suite: str, paths: list[Path], split: str, only=None) -> list[tuple[dict, dict]]:
     """(record, {image path: sidecar}) of every question ``generate --plan-only`` makes of ``paths``
     (``only``: of that task)."""
-    tasks = [t for t in load_suite(ROOT / "task_specs" / f"{suite}.yaml") if only is None or t.name == only]
+    tasks = load_suite(ROOT / "task_specs" / f"{suite}.yaml", None if only is None else [only])
     style = load_style("misi_bench", {"render": {"resolution": [256, 256]}})
     sources = discover(paths)
     catalog = {s.id: s for s in sources}

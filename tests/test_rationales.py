@@ -31,7 +31,7 @@ def planned(brd4, hivp, style):
     by_id = {brd4.id: brd4, hivp.id: hivp}
     partners = PartnerCatalog({k: "test" for k in by_id}, lambda i: by_id[i])
     out = {}
-    for task in load_suite(SUITE):
+    for task in load_suite(SUITE).tasks:
         for structure, split in ((hivp, "test"), (brd4, "test"), (hivp, "train"), (brd4, "train")):
             samples, _ = plan_samples(task, structure, style, split, 0, partners)
             found = next(((s.as_record(), sample_sidecars(s, by_id)) for s in samples
@@ -160,7 +160,7 @@ def test_calc_expressions_are_arithmetic_only():
 def test_interaction_kind_rationale_cites_groups_and_replays(hivp, style):
     """A residue-level kind (misi_plus hydrophobic contacts): a Yes cites each contact's atoms and the
     distance between the groups' centres against the kind's limit; a No has no derivation (null)."""
-    task = next(t for t in load_suite(ROOT / "task_specs" / "misi_plus.yaml") if t.name == "residue_ligand_hydrophobic")
+    task = next(t for t in load_suite(ROOT / "task_specs" / "misi_plus.yaml").tasks if t.name == "residue_ligand_hydrophobic")
     samples, _ = plan_samples(task, hivp, style, "test", 0)
     got = {}
     for s in samples:
@@ -220,7 +220,7 @@ def test_scale_bar_gives_the_px_per_angstrom_it_is_drawn_at(hivp, style):
     """misi_plus draws a scale bar: its Å text over its pixel length is the sidecar's px/Å at its depth."""
     from misigen.core.rationale.evidence import Facts, View
     from misigen.core.rationale.scales import bar_scale
-    task = next(t for t in load_suite(ROOT / "task_specs" / "misi_plus.yaml") if t.name == "translation")
+    task = next(t for t in load_suite(ROOT / "task_specs" / "misi_plus.yaml").tasks if t.name == "translation")
     s = plan_samples(task, hivp, style, "test", 0)[0][0]
     car = next(iter(sample_sidecars(s, {hivp.id: hivp}).values()))
     F = Facts()
@@ -256,7 +256,7 @@ def test_hbond_estimates_are_within_their_reading_error(brd4, hivp, style):
     rel = float(reading_table()["error"]["relative_two_views"])
     by_id = {brd4.id: brd4, hivp.id: hivp}
     errors = []
-    for task in load_suite(SUITE):
+    for task in load_suite(SUITE).tasks:
         if task.name not in ("residue_ligand_interaction", "pocket_ligand_interaction"):
             continue
         for structure, split in ((hivp, "test"), (brd4, "test"), (hivp, "train")):
@@ -277,7 +277,7 @@ def test_reading_margin_is_a_difficulty_feature(hivp, style):
     """Zooming's estimate (tens of Å read at a few % each) always leaves the 1-Å step open; translation's
     (2 Å at most) mostly does not."""
     from misigen.core.teaching import SidecarCache, enrich
-    tasks = {t.name: t for t in load_suite(SUITE)}
+    tasks = {t.name: t for t in load_suite(SUITE).tasks}
     got = {}
     for name in ("zooming", "translation"):
         samples, _ = plan_samples(tasks[name], hivp, style, "train", 0)

@@ -58,7 +58,7 @@ def needed_names(sample, structure) -> set:
 @pytest.mark.parametrize("size", [256, 512])
 def test_labels_legible_and_answers_readable(brd4, hivp, size):
     style = load_style("misi_bench", {"render": {"resolution": [size, size]}})
-    tasks = {t.name: t for t in load_suite(SUITE)}
+    tasks = {t.name: t for t in load_suite(SUITE).tasks}
     structures = {brd4.id: brd4, hivp.id: hivp}
     partners = PartnerCatalog({k: "test" for k in structures}, lambda i: structures[i])
     gap = style["labels"]["gap_px"]
@@ -81,7 +81,7 @@ def test_labels_legible_and_answers_readable(brd4, hivp, size):
 def test_chains_are_labelled_and_explained(hivp, style):
     """1HVI is a homodimer (GLY 48 in chains A and B): residue labels carry the chain ('GLY 48.B'),
     and the prompt says how to read them; answers name the chain the label shows."""
-    tasks = {t.name: t for t in load_suite(SUITE)}
+    tasks = {t.name: t for t in load_suite(SUITE).tasks}
     samples, _ = plan_samples(tasks["pocket_ligand_interaction"], hivp, style, "test", 0)
     (s,) = samples
     sides = sidecars({hivp.id: hivp}, s)
@@ -93,7 +93,7 @@ def test_chains_are_labelled_and_explained(hivp, style):
 
 
 def test_single_chain_prompt_names_the_chain(brd4, style):
-    tasks = {t.name: t for t in load_suite(SUITE)}
+    tasks = {t.name: t for t in load_suite(SUITE).tasks}
     (s,) = plan_samples(tasks["pocket_ligand_interaction"], brd4, style, "test", 0)[0]
     chains = sorted(set(brd4.chain[~brd4.ligand]))
     assert f"All residues shown belong to chain {chains[0]}." in s.question
@@ -118,7 +118,7 @@ def test_labels_touch_their_atom_or_have_a_leader(brd4, hivp, size):
 
     style = load_style("misi_bench", {"render": {"resolution": [size, size]}})
     touch = style["labels"]["touch_px"]
-    tasks = {t.name: t for t in load_suite(SUITE)}
+    tasks = {t.name: t for t in load_suite(SUITE).tasks}
     structures = {brd4.id: brd4, hivp.id: hivp}
     partners = PartnerCatalog({k: "test" for k in structures}, lambda i: structures[i])
     n_labels = n_leaders = far = 0
@@ -198,8 +198,8 @@ def test_misi_plus_states_the_zoom_geometry_and_draws_a_scale_bar(brd4):
 
     root = Path(SUITE).parent
     style = load_style("misi_bench", {"render": {"resolution": [256, 256]}})
-    plus = {t.name: t for t in load_suite(root / "misi_plus.yaml")}
-    bench = {t.name: t for t in load_suite(root / "misi_bench.yaml")}
+    plus = {t.name: t for t in load_suite(root / "misi_plus.yaml").tasks}
+    bench = {t.name: t for t in load_suite(root / "misi_bench.yaml").tasks}
     samples, _ = plan_samples(plus["zooming"], brd4, style, "test", 0)
     assert samples
     for s in samples:
@@ -260,7 +260,7 @@ def test_labels_keep_their_side_across_a_question(complexes):
     labels crowd, against the same images laid out each on its own."""
     from misigen.core.structure.loader import discover, load_structure
     style = load_style("misi_bench", {"render": {"resolution": [256, 256]}})
-    tasks = {t.name: t for t in load_suite(SUITE)}
+    tasks = {t.name: t for t in load_suite(SUITE).tasks}
     paths = [complexes / "paired" / n for n in ("bace", "cdk2", "tyk2")] + [complexes / "pdb" / "1hvi.pdb"]
     structures = {s.id: s for s in (load_structure(discover([p])[0]) for p in paths)}
     for name, min_same, min_pairs in (("residue_ligand_interaction", 0.55, 0.8),
@@ -283,8 +283,8 @@ def test_polar_contacts_are_labelled_first_whatever_the_answer(brd4, hivp, style
     the names of every H-bond T9 asks about lead the plan, and the plan is the one every pocket view
     of the suite carries (translation's too), so it says nothing about which atoms bond."""
     from misigen.core.tasks.base import polar_contacts_first
-    tasks = {t.name: t for t in load_suite(SUITE)}
-    assert tasks["pocket_ligand_interaction"].suite["polar_contact_labels_first"] == 4.0
+    tasks = {t.name: t for t in load_suite(SUITE).tasks}
+    assert tasks["pocket_ligand_interaction"].settings.polar_contact_labels_first == 4.0
     for st in (brd4, hivp):
         t9 = plan_samples(tasks["pocket_ligand_interaction"], st, style, "test", 0)[0][0]
         t1 = plan_samples(tasks["translation"], st, style, "test", 0)[0][0]
@@ -303,7 +303,7 @@ def test_t9_loses_no_sample_for_a_label_at_256(complexes):
     from misigen.core.errors import InputError
     from misigen.core.structure.loader import discover, load_structure
     style = load_style("misi_bench", {"render": {"resolution": [256, 256]}})
-    t9 = {t.name: t for t in load_suite(SUITE)}["pocket_ligand_interaction"]
+    t9 = {t.name: t for t in load_suite(SUITE).tasks}["pocket_ligand_interaction"]
     planned, lost = 0, []
     for item in discover([complexes / "pdb", complexes / "paired"]):
         try:

@@ -156,7 +156,7 @@ def planned(brd4, hivp, style):
     partners = PartnerCatalog({k: "test" for k in by_id}, lambda i: by_id[i])
     out = []
     for suite in ("misi_bench", "misi_plus"):
-        for task in load_suite(ROOT / "task_specs" / f"{suite}.yaml"):
+        for task in load_suite(ROOT / "task_specs" / f"{suite}.yaml").tasks:
             for s in by_id.values():
                 out += plan_samples(task, s, style, "test", 0, partners)[0]
     return out

@@ -35,7 +35,7 @@ def _plan(structures, task, size):
 
 @pytest.mark.slow      # takes long
 def test_rotation_axes_same_at_128_and_512(shared):
-    rotation = next(t for t in load_suite(SUITE) if t.name == "rotation")
+    rotation = next(t for t in load_suite(SUITE).tasks if t.name == "rotation")
     small, small_fails = _plan(shared, rotation, 128)
     large, large_fails = _plan(shared, rotation, 512)
     axes = {size: Counter(x.program["ops"][0]["axis"] for x in got) for size, got in ((128, small), (512, large))}

@@ -26,7 +26,7 @@ SEED = 7
 
 @pytest.fixture(scope="module")
 def tasks():
-    return {t.name: t for t in load_suite(SUITE)}
+    return {t.name: t for t in load_suite(SUITE).tasks}
 
 
 def plan(tasks, name, s, style, split="train", seed=SEED, partners=None):
@@ -59,8 +59,8 @@ def test_suite_loads_all_nine(tasks):
                           "pocket_ligand_interaction"}
     t = tasks["translation"]
     assert t.samples("train") == 4 and t.samples("test") == 2
-    assert abs(t.suite["test_fraction"] - MISI_BENCH_TEST_FRACTION) < 1e-9
-    assert t.suite["zoom_clearance"] == 4.0
+    assert abs(t.settings.test_fraction - MISI_BENCH_TEST_FRACTION) < 1e-9
+    assert t.settings.zoom_clearance == 4.0
     # one registry entry per task: planner, schema, template fields and answer kind in one place
     # (a user task another test loaded stays registered in this process: compare the built-in types)
     builtin = {t.name for m in BUILTIN_MODULES for t in m.TASK_TYPES}
@@ -378,7 +378,7 @@ def test_paper_schemes_stay_available(tasks, brd4, style, tmp_path, partners):
     d = _copy_specs(tmp_path)
     p = d / "rotation_rotation.yaml"
     p.write_text(p.read_text().replace("design: product", "design: paper", 1))
-    t = {x.name: x for x in load_suite(d / "misi_bench.yaml")}
+    t = {x.name: x for x in load_suite(d / "misi_bench.yaml").tasks}
     samples, _ = plan(t, "rotation_rotation", brd4, style)
     assert samples
     for s in samples:
@@ -589,7 +589,7 @@ def test_residue_ligand_matched_negatives(tasks, hivp, style, tmp_path):
     d = _copy_specs(tmp_path)
     p = d / "residue_ligand_interaction.yaml"
     p.write_text(p.read_text().replace("mode: paper ", "mode: matched "))
-    t = {x.name: x for x in load_suite(d / "misi_bench.yaml")}
+    t = {x.name: x for x in load_suite(d / "misi_bench.yaml").tasks}
     samples, _ = plan(t, "residue_ligand_interaction", hivp, style)
     yes = [s for s in samples if s.answer != "No"]
     no = [s for s in samples if s.answer == "No"]

@@ -30,7 +30,7 @@ def real(complexes):
 
 
 def test_every_task_plans_and_replays_on_real_complexes(real, style):
-    tasks = load_suite(SUITE)
+    tasks = load_suite(SUITE).tasks
     by_id = {s.id: s for s in real}
     for s in real:
         split = split_for(s.id, 0)

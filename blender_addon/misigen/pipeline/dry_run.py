@@ -41,7 +41,7 @@ def dry_run(config: RunConfig, sample: int = SAMPLE_STRUCTURES, stream=None) -> 
     plan_seconds, failed, samples_failed, first = [], 0, 0, None
     for source in chosen:
         t0 = time.perf_counter()
-        loaded, samples, _failures, _sidecars = plan_structure(source, setup.tasks, style, split, seed,
+        loaded, samples, _failures, _sidecars = plan_structure(source, setup.suite, style, split, seed,
                                                     catalog=setup.ctx.catalog, ligands=setup.ctx.ligands)
         structure = loaded.get(source.id)
         plan_seconds.append(time.perf_counter() - t0)

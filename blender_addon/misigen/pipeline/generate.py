@@ -13,12 +13,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..core.structure.duplicates import duplicate_groups, with_split_keys
-from ..core.errors import InputError
 from ..core.failures import Failure
 from ..core.structure.loader import Discovery, discover_inputs
 from ..core.structure.readers import DEFAULT_READ
 from ..core.resources import demo_structures
 from ..core.look.style import style_hash
+from ..core.tasks.settings import plain
+from ..core.tasks.suite import Suite
 from ..version import __version__
 from . import signals
 from .dataset_card import input_notices, write_dataset_card
@@ -30,7 +31,7 @@ from .run_config import RunConfig
 from .run_folder import (DISCOVERY_FAILURES, PARTS_DIR, TOKEN_PREFIX, check_same_run, done_structures, merge,
                          previous_devices, run_identity, write_failures, write_identity)
 from .shards import take_shard
-from .unit import RunContext, RunStats, UnitSummary, remember_tasks, with_levels
+from .unit import RunContext, RunStats, UnitSummary
 
 
 class Interrupted(Exception):
@@ -40,7 +41,7 @@ class Interrupted(Exception):
 @dataclass
 class RunSetup:
     """A run's inputs, resolved before any work: what runs here and how it is identified."""
-    tasks: list
+    suite: Suite                  # the selected tasks, narrowed to --level
     sources: list                 # the catalog: every structure of the run, sorted by id
     mine: list                    # this shard's structures
     discovery: Discovery
@@ -56,16 +57,12 @@ def prepare_run(config: RunConfig) -> RunSetup:
     PDB/mmCIF inputs whose ligand is a HETATM group; ``config.reading`` says which model and
     alternate locations of those files are read."""
     from ..core.tasks import load_suite
-    from ..core.tasks.spec import check_resolution
+    from ..core.tasks.suite import check_resolution
 
-    tasks = with_levels(load_suite(config.suite), config.levels)   # spec errors stop here, before any work
-    check_resolution(config.style, tasks)
+    suite = load_suite(config.suite, levels=config.levels)   # spec errors stop here, before any work
+    check_resolution(config.style, suite)
     if config.tasks:
-        known = {t.name for t in tasks}
-        unknown = sorted(set(config.tasks) - known)
-        if unknown:
-            raise InputError(config.suite, f"unknown task(s) {', '.join(unknown)}; suite has {', '.join(sorted(known))}")
-        tasks = [t for t in tasks if t.name in config.tasks]
+        suite = suite.only(config.tasks)
     discovery = discover_inputs(config.structures, exclude=[config.out])
     sources = sorted(discovery.sources, key=lambda s: s.id)[:config.limit]
     if config.reading is not None:
@@ -75,7 +72,7 @@ def prepare_run(config: RunConfig) -> RunSetup:
         print(f"warning: --ligands names {len(unknown_ids)} id(s) that are not among the structures: "
               f"{', '.join(unknown_ids[:10])}", file=sys.stderr)
     ligand_of = {s.id: config.ligands.get(s.id, config.ligand) for s in sources}
-    identity = run_identity(tasks, sources, ligand_of, style_hash(config.style), config.seed, config.split,
+    identity = run_identity(suite.tasks, sources, ligand_of, style_hash(config.style), config.seed, config.split,
                             config.render)
     duplicates = duplicate_groups({sid: h["sha256"] for sid, h in identity["inputs"].items()})
     sources = with_split_keys(sources, duplicates)           # never split across train and test
@@ -84,11 +81,10 @@ def prepare_run(config: RunConfig) -> RunSetup:
     unused = [Failure(None, f"not used: {u.why}", where=str(u.path),
                       kind="unreadable" if u.unreadable else "unused_input" if u.structure_like
                       else "not_a_structure") for u in discovery.unused]
-    ctx = RunContext(catalog={s.id: s for s in sources}, suite=str(config.suite), tasks=tuple(t.name for t in tasks),
-                     style=config.style, seed=config.seed, split=config.split, device=config.device,
-                     out=str(config.out), render=config.render,
-                     ligands={k: v for k, v in ligand_of.items() if v}, levels=config.levels)
-    return RunSetup(tasks, sources, take_shard(sources, config.shard), discovery, identity, ctx, unused, duplicates)
+    ctx = RunContext(catalog={s.id: s for s in sources}, suite=suite, style=config.style, seed=config.seed,
+                     split=config.split, device=config.device, out=str(config.out), render=config.render,
+                     ligands={k: v for k, v in ligand_of.items() if v})
+    return RunSetup(suite, sources, take_shard(sources, config.shard), discovery, identity, ctx, unused, duplicates)
 
 
 def run_generate(config: RunConfig) -> dict:
@@ -122,7 +118,6 @@ def _run_locked(setup: RunSetup, config: RunConfig, lock, t_start: float) -> dic
     from ..core.chemistry.ligand import prefetch_templates
     prefetch_templates([setup.ctx.catalog[i] for i in todo])    # one CCD read for all HETATM ligands here
     ctx = setup.ctx
-    remember_tasks(ctx, setup.tasks)
     token_file = None
     if config.executor == "ray":
         ctx = replace(ctx, token=new_token())
@@ -183,20 +178,20 @@ def run_meta(setup: RunSetup, config: RunConfig, stats: RunStats, executor: str,
             blender = blender_version()
         except ImportError:
             blender = "not available"
-    suite = setup.tasks[0].suite if setup.tasks else {}
+    suite = setup.suite.settings
     i, n = config.shard
     return {
         "tool": "misigen", "version": __version__, "blender": blender,
         "device": sorted(stats.devices | previous_devices(config.out)),
         "seed": config.seed, "split": config.split, "shard": f"{i}/{n}",
-        "suite": str(Path(config.suite).resolve()), "tasks": [t.name for t in setup.tasks],
-        "suite_modules": suite.get("modules", []),
+        "suite": str(Path(config.suite).resolve()), "tasks": list(setup.suite.task_names()),
+        "suite_modules": list(suite.modules),
         "spec_sha256": setup.identity["spec_sha256"], "style_sha256": setup.identity["style_sha256"],
         "inputs": setup.identity["inputs"], "render": bool(config.render),
         "reading": (setup.sources[0].reading if setup.sources else DEFAULT_READ).as_dict(),   # one for all
         "input_notices": input_notices(config.structures),
-        "audit_settings": suite.get("audit", {}),
-        "rejection_budget": suite.get("rejection_budget", 0.0),
+        "audit_settings": plain(suite.audit),
+        "rejection_budget": suite.rejection_budget,
         "inputs_not_used": [{"where": f.where, "why": f.why, "kind": f.kind} for f in setup.unused_failures],
         "inputs_alternatives_skipped": len(setup.discovery.alternatives),
         "duplicate_inputs": setup.duplicates,

@@ -158,7 +158,7 @@ class Feed:
 
     def __init__(self, ctx, planners: int = 0, ahead: int | None = None):
         self.ctx = ctx
-        self.schedule = Schedule(len(ctx.tasks), ahead or max(2, planners + 1))
+        self.schedule = Schedule(len(ctx.suite.tasks), ahead or max(2, planners + 1))
         self._cond = threading.Condition()
         self._broken = ""
         self._closed = False

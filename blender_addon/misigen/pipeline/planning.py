@@ -11,15 +11,17 @@ from ..core.resources import suite_path
 def load_tasks(suite: str | Path = "misi_bench") -> list:
     """The task specs of a suite: a bundled name (``misi_bench``) or a YAML path."""
     from ..core.tasks import load_suite
-    return load_suite(suite_path(suite))
+    return list(load_suite(suite_path(suite)).tasks)
 
 
 def load_task(name: str, suite: str | Path = "misi_bench"):
-    tasks = load_tasks(suite)
-    for task in tasks:
-        if task.name == name:
-            return task
-    raise InputError(suite_path(suite), f"no task {name!r}; the suite has {', '.join(t.name for t in tasks)}")
+    from ..core.tasks import load_suite
+    loaded = load_suite(suite_path(suite))
+    try:
+        return loaded.task(name)
+    except KeyError:
+        raise InputError(suite_path(suite), f"no task {name!r}; the suite has {', '.join(loaded.task_names())}") \
+            from None
 
 
 def plan_task(task, structure, style: dict, split: str = "test", seed: int = 0, partners=None):

@@ -2,7 +2,8 @@
 scene built once, its views back to back) and written as its parts; and its summary.
 
 A unit is (structure id, ``RunContext``). The context is picklable and the same for every unit
-of a run; it carries the run's whole catalog (every structure after ``--limit``, before
+of a run; it carries the run's suite (loaded once per process: pickled, a ``Suite`` is loaded
+again where it arrives) and the run's whole catalog (every structure after ``--limit``, before
 sharding, sorted by id) so a unit may load partner structures.
 
 Planning is pure core and is done one task at a time (``plan_task``): a planner (a thread or
@@ -24,7 +25,7 @@ from pathlib import Path
 from ..core.errors import InputError
 from ..core.failures import Failure
 from ..core.structure.loader import StructureSource, load_structure
-from ..core.tasks.common import MISI_BENCH_TEST_FRACTION
+from ..core.tasks.suite import Suite
 from .output import OutputError, dumps, fatal_output_error
 from .progress import stage
 from .rendering import RenderCounts, all_specs, finish_images, merge_scenes, plan_scenes, render_scenes
@@ -35,8 +36,7 @@ from .run_folder import PARTS_DIR, jsonl, write_failure_part, write_parts
 class RunContext:
     """Everything a work unit needs besides its structure id (picklable, one per run)."""
     catalog: dict                 # structure id -> StructureSource, the whole run, sorted by id
-    suite: str                    # suite YAML path
-    tasks: tuple                  # selected task names, in suite order
+    suite: Suite                  # the selected tasks, in suite order, narrowed to --level
     style: dict
     seed: int
     split: str                    # auto | train | test
@@ -45,7 +45,6 @@ class RunContext:
     render: bool = True
     token: str = ""               # marks the output folder, so a remote worker can tell if it sees it
     ligands: dict = field(default_factory=dict)   # structure id -> ligand selector (PDB/mmCIF inputs)
-    levels: tuple = ()            # --level: keep only questions of these difficulty levels (every task)
 
 
 @dataclass
@@ -156,18 +155,17 @@ class UnitPlanning:
     HETATM ligand each PDB/mmCIF input uses.
     """
 
-    def __init__(self, source: StructureSource, tasks, style, split_mode: str, seed: int, catalog=None,
+    def __init__(self, source: StructureSource, suite: Suite, style, split_mode: str, seed: int, catalog=None,
                  ligands: dict | None = None):
         from ..core.tasks import split_for
         from ..core.teaching import SidecarCache
 
         stage(f"{source.id}: loading and planning")
         ligands = ligands or {}
-        self.source, self.tasks, self.style, self.seed = source, list(tasks), style, seed
+        self.source, self.tasks, self.style, self.seed = source, list(suite.tasks), style, seed
         self.structure = load_cached(source, ligands.get(source.id))
         self.loaded = {source.id: self.structure}
-        fraction = self.tasks[0].suite.get("test_fraction", MISI_BENCH_TEST_FRACTION) if self.tasks \
-            else MISI_BENCH_TEST_FRACTION
+        fraction = suite.settings.test_fraction
         self.split = split_for(source.split_key or source.id, seed, fraction) if split_mode == "auto" else split_mode
         self.partners = run_partners(catalog or {source.id: source}, split_mode, seed, fraction, self.loaded,
                                      ligands)
@@ -177,7 +175,7 @@ class UnitPlanning:
 
     def samples_of(self, index: int) -> tuple[list, list]:
         """Plan task ``index`` with its rationales and levels: (samples, Failures). A spec's
-        ``levels`` (``--level`` sets it on every task: ``with_levels``) drops questions here."""
+        ``levels`` (``--level`` sets it on every task: ``Suite.with_levels``) drops questions here."""
         from ..core.teaching import plan_and_enrich
 
         task = self.tasks[index]
@@ -203,13 +201,13 @@ class UnitPlanning:
                            notes=notes)
 
 
-def plan_structure(source: StructureSource, tasks, style, split_mode: str, seed: int, catalog=None,
+def plan_structure(source: StructureSource, suite: Suite, style, split_mode: str, seed: int, catalog=None,
                    ligands: dict | None = None):
-    """Load one structure and plan all its samples in this process: ({id: Structure} of it and the
+    """Load one structure and plan the samples of all ``suite``'s tasks in this process: ({id: Structure} of it and the
     partners it loaded, samples, Failures, {render key: sidecar} of every image planned); the dict
     is empty when the structure itself could not be read (``UnitPlanning``)."""
     try:
-        planning = UnitPlanning(source, tasks, style, split_mode, seed, catalog, ligands)
+        planning = UnitPlanning(source, suite, style, split_mode, seed, catalog, ligands)
     except InputError as exc:
         return {}, [], [Failure(source.id, exc.problem, where=str(exc.path))], {}
     samples, failures = [], []
@@ -244,7 +242,7 @@ def plan_task(structure_id: str, index: int, ctx: "RunContext", states: collecti
         if planning is None:
             source = ctx.catalog[structure_id]
             try:
-                planning = UnitPlanning(source, tasks_of(ctx), ctx.style, ctx.split, ctx.seed, ctx.catalog,
+                planning = UnitPlanning(source, ctx.suite, ctx.style, ctx.split, ctx.seed, ctx.catalog,
                                         ctx.ligands)
             except InputError as exc:
                 if index:             # task 0 read it: a file changed meanwhile
@@ -275,35 +273,6 @@ def ligand_notes(sid: str, structure) -> list[str]:
     others = ", ".join(f"{k} {n}" for k, n in copies.items() if k != chosen)
     return [f"{sid}: ligand {chosen} ({copies.get(chosen)} protein contacts) of {len(copies)} copies "
             f"(others: {others}); --ligand names another"]
-
-
-_SUITES: dict = {}
-_SUITES_LOCK = threading.Lock()
-
-
-def tasks_of(ctx: RunContext):
-    """The selected TaskSpecs, loaded once per process."""
-    from ..core.tasks import load_suite
-
-    key = (ctx.suite, ctx.tasks, ctx.levels)
-    with _SUITES_LOCK:
-        if key not in _SUITES:
-            _SUITES[key] = with_levels([t for t in load_suite(Path(ctx.suite)) if t.name in ctx.tasks], ctx.levels)
-        return _SUITES[key]
-
-
-def with_levels(tasks, levels) -> list:
-    """``--level``: copies of ``tasks`` that keep only questions of ``levels`` (as each spec's ``levels``
-    key would; the spec hash, hence the run's identity, changes with it). The specs given are not changed."""
-    if not levels:
-        return list(tasks)
-    return [replace(t, data={**t.data, "levels": list(levels)}) for t in tasks]
-
-
-def remember_tasks(ctx: RunContext, tasks) -> None:
-    """The driver already loaded the suite: units planned in this process reuse it."""
-    with _SUITES_LOCK:
-        _SUITES[(ctx.suite, ctx.tasks, ctx.levels)] = list(tasks)
 
 
 class UnitCrashed(Exception):
@@ -412,12 +381,12 @@ def finish_unit(structure_id: str, tasks: list, out: Path, rendered: RenderCount
                        plan_seconds=round(plan_seconds, 3), seconds=round(plan_seconds + seconds, 3))
 
 
-def process_structure(source: StructureSource, tasks, style, out: Path, split_mode: str, seed: int,
+def process_structure(source: StructureSource, suite: Suite, style, out: Path, split_mode: str, seed: int,
                       device: str, render: bool = True, catalog=None, ligands: dict | None = None) -> UnitSummary:
-    """Plan every task of one structure in this process, then render them and write its parts
-    (no planner: benchmarks and profiles of one unit)."""
+    """Plan every task of ``suite`` for one structure in this process, then render them and write its
+    parts (no planner: benchmarks and profiles of one unit)."""
     try:
-        planning = UnitPlanning(source, tasks, style, split_mode, seed, catalog, ligands)
+        planning = UnitPlanning(source, suite, style, split_mode, seed, catalog, ligands)
     except InputError as exc:
         return finish_unit(source.id, [PlannedTask(source.id, 0, failures=(
             Failure(source.id, exc.problem, where=str(exc.path)),), unreadable=True)], out)

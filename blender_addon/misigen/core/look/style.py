@@ -195,11 +195,11 @@ COMMAND_LINE = {"render.resolution": "--resolution", "render.samples": "--sample
                 "camera.projection": "--projection", "selection.pocket_cutoff": "--whole-protein"}
 
 
-def suite_style(style: dict, suite: dict) -> dict:
+def suite_style(style: dict, options) -> dict:
     """The style a suite's tasks render with: ``style`` with the options the suite sets (its
-    ``style`` section; unset values keep the preset's). The same dict when nothing changes."""
+    ``style`` section, ``options``; unset values keep the preset's). The same dict when nothing changes."""
     over = {sec: {k: v for k, v in (vals or {}).items() if v is not None}
-            for sec, vals in ((suite or {}).get("style") or {}).items()}
+            for sec, vals in (options or {}).items()}
     if all(style[sec].get(k) == v for sec, vals in over.items() for k, v in vals.items()):
         return style
     out = copy.deepcopy(style)

@@ -99,8 +99,8 @@ class Planner:
         base = LabelPlan.from_style(self.style) if self.d["labels"] else None
         if base is None:
             return None
-        contact = float(self.task.suite.get("contact_atom_labels", 0.0))
-        polar = float(self.task.suite.get("polar_contact_labels_first", 0.0))
+        contact = self.task.settings.contact_atom_labels
+        polar = self.task.settings.polar_contact_labels_first
         key = ("labelplan", tuple(parts), None if residues is None else tuple(map(tuple, residues)), base, contact,
                polar)
 

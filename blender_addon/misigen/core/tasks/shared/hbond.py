@@ -54,7 +54,7 @@ class HBondPlanner(Planner):
 
     def found(self) -> list:
         """This task's interactions, by its suite's H-bond definition."""
-        return self.ctx.interactions(self.kind, self.task.suite.get("hbond_definition"))
+        return self.ctx.interactions(self.kind, self.task.settings.hbond_definition)
 
     def kind_fields(self) -> dict:
         kind = KINDS[self.kind]

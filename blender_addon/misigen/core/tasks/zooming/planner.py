@@ -35,6 +35,6 @@ class ZoomingPlanner(ClozePlanner):
         d = self.d
         xyz = self.ctx.posed({"all": view_ops(d["after_view"])})
         self.camera = zoom_camera(xyz, self.radii, self.style, max(self.values),
-                                  float(self.task.suite.get("zoom_clearance", 4.0)))
+                                  self.task.settings.zoom_clearance)
         self.start = [self.spec(self.camera, {"all": view_ops(v)}, centre=self.centre, labels=self.labels)
                       if v == d["after_view"] else s for v, s in zip(d["views"], self.start)]
