@@ -9,8 +9,8 @@ from ...errors import InputError
 from ...quality.necessity import option_steps
 from .. import guessers
 from ..registry import TaskType
-from ..schema import REQUIRED, VIEWS, Bool, Enum, Int, List, Map, Num, difficulty_block
-from ..shared.hbond import HB_KNOBS, HB_REJECTION, INTERACTION, KIND_FIELDS, hbonds_only
+from ..schema import REQUIRED, VIEWS, Bool, Enum, Int, List, Map, Num, difficulty_block, rejection
+from ..shared.hbond import HB_KNOBS, INTERACTION, KIND_FIELDS, hbonds_only
 from .checks import centred_bond, difficulty_part, features
 from .planner import LocationPlanner
 from .program import LocationProgram
@@ -29,7 +29,11 @@ SCHEMA = {"views": (List(VIEWS), REQUIRED), "interaction": INTERACTION,
                                "sign_flips": (Bool(), True), "scales": (List(Num(positive=True), min_len=0), []),
                                "offsets": (List(Num(positive=True), min_len=0), []),
                                "min_gap": (Num(0), REQUIRED)}), REQUIRED),
-          "rejection": (HB_REJECTION, REQUIRED),
+          # other_poses: [roll y, roll x] degrees, start poses tried in order once the start pose has no
+          # answerable H-bond left (none: samples are rejected instead)
+          "rejection": (rejection(require_visible=(Bool(), True), require_labels=(Bool(), True),
+                                  other_poses=(List(List(Num(-180, 180), 2, 2, unique=False), min_len=0), [])),
+                        REQUIRED),
           # decoys: near makes a magnitude partner |v| ± precision (and min_gap the precision)
           "difficulty": difficulty_block("decoys", *HB_KNOBS)}
 

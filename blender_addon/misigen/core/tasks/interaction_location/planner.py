@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -19,7 +20,7 @@ from ..base import Unavailable
 from ..common import LETTERS, Planned, Rejected, balanced_order, rnd
 from ..distractors import move_grid, move_partner, paper_move_distractors
 from ..schema import knob
-from ..shared.hbond import HBondPlanner
+from ..shared.hbond import HBondPlanner, pose_ops
 from .program import LocationProgram
 
 
@@ -31,18 +32,60 @@ def location_ops(a: float, b: float) -> list[Op]:
     return [Op("move", "x", a), Op("move", "y", b)]
 
 
+@dataclass(frozen=True)
+class Framing:
+    """The question's views of one start pose, and the reference view the moves are measured in."""
+    pose: tuple
+    specs: list
+    front: object
+
+    @property
+    def camera(self):
+        return self.front.camera
+
+    @property
+    def centre(self):
+        return self.front.centre
+
+
 class LocationPlanner(HBondPlanner):
     def setup(self):
         self.hb = self.found()
         if not self.hb:
             raise Unavailable(f"no protein–ligand {KINDS[self.kind].noun} in this complex")
         self.labels = self.label_plan()
-        self.specs = self.views(self.labels, pose=self.hiding_pose(self.contact_rows()))
-        self.front = self.specs[self.d["views"].index(self.d["after_view"])]
-        self.camera = self.front.camera
-        self.centre = self.front.centre
+        self.framings: dict = {}
+        self.start = self.framing(tuple(self.hiding_pose(self.contact_rows())))
         self.hb_order = [self.hb[k] for k in self.srng.permutation(len(self.hb))]
         self.letters = balanced_order(list(LETTERS[: self.d["options"]]), self.srng)
+
+    def framing(self, pose: tuple) -> Framing:
+        if pose not in self.framings:
+            specs = self.views(self.labels, pose=list(pose))
+            self.framings[pose] = Framing(pose, specs, specs[self.d["views"].index(self.d["after_view"])])
+        return self.framings[pose]
+
+    def other_poses(self) -> list[tuple]:
+        """The spec's other start poses, tried in its order once the start pose has no answerable
+        H-bond left: a small turn moves an H-bond off an image axis or out from behind an atom,
+        and the question's images show whichever pose it is asked in."""
+        out = []
+        for a, b in self.d["rejection"]["other_poses"]:
+            pose = tuple(pose_ops(a, b))
+            if pose != self.start.pose and pose not in out:
+                out.append(pose)
+        return out
+
+    def candidates(self, pool: list):
+        """(framing, H-bond) pairs to try, at most ``tries()``: every unused H-bond in the start pose,
+        then each in the other poses, pose by pose."""
+        n = 0
+        for pose in [self.start.pose] + self.other_poses():
+            for it in pool:
+                if n == self.tries():
+                    return
+                n += 1
+                yield self.framing(pose), it
 
     def count(self) -> int:
         return min(self.task.samples(self.split), len(self.hb))
@@ -51,12 +94,12 @@ class LocationPlanner(HBondPlanner):
     def count_why(self):
         return f"only {len(self.hb)} {KINDS[self.kind].plural} in this complex"
 
-    def midpoint(self, it):
+    def midpoint(self, it, fr: Framing):
         """The interaction's centre: midpoint of its two heavy atoms (H-bond) or of its two groups'
         centroids (rings, charged groups)."""
         shown = self.ctx.shown()
         rows = self.ctx.row_map(shown)
-        xyz = self.ctx.posed(self.front.ops)
+        xyz = self.ctx.posed(fr.front.ops)
         if self.kind == "hbond":
             return (xyz[rows[int(it.protein_index)]] + xyz[rows[int(it.ligand_index)]]) / 2
         p_rows, l_rows = self.ctx.group_rows(it)
@@ -66,18 +109,18 @@ class LocationPlanner(HBondPlanner):
     SHARES_X = ("top", "bottom", "back")
     SHARES_Y = ("left", "right", "back")
 
-    def centre_unplaceable(self, it) -> str | None:
+    def centre_unplaceable(self, it, fr: Framing) -> str | None:
         """Why no image lets a reader place the H-bond's centre, or None: both atoms visible in the
         reference view, or each visible in a view that shows its x axis and in one that shows its y
         axis (an atom hidden in every view sharing an axis leaves that offset unreadable)."""
         if self.kind != "hbond" or not self.d["rejection"]["require_visible"]:
             return None
-        shown = self.ctx.shown(self.front.parts, self.front.residues)
+        shown = self.ctx.shown(fr.front.parts, fr.front.residues)
         rows = self.ctx.row_map(shown)
         atoms = [rows.get(int(it.protein_index)), rows.get(int(it.ligand_index))]
-        if None in atoms or all(self.visible(self.front)[r] for r in atoms):
+        if None in atoms or all(self.visible(fr.front)[r] for r in atoms):
             return None
-        by_view = dict(zip(self.d["views"], self.specs))
+        by_view = dict(zip(self.d["views"], fr.specs))
         for names in (self.SHARES_X, self.SHARES_Y):
             seen = [by_view[n] for n in names if n in by_view]
             if not all(any(self.visible(v)[r] for v in seen) for r in atoms):
@@ -118,10 +161,12 @@ class LocationPlanner(HBondPlanner):
                 not in self.used]
         prec = float(d["precision"])
         chosen = None
-        for it in pool[: self.tries()]:
-            reason = self.unreadable(self.specs, [it], self.bond_labels([it])) or self.centre_unplaceable(it)
+        poses = set()
+        for fr, it in self.candidates(pool):
+            poses.add(fr.pose)
+            reason = self.unreadable(fr.specs, [it], self.bond_labels([it])) or self.centre_unplaceable(it, fr)
             if reason is None:
-                q = self.camera.to_camera(self.midpoint(it)[None])[0]
+                q = fr.camera.to_camera(self.midpoint(it, fr)[None])[0]
                 a, b = round_to(-q[0], prec), round_to(-q[1], prec)
                 if math.hypot(q[0], q[1]) < d["min_offset"] or (a, b) == (0.0, 0.0):
                     reason = "H-bond already at the image centre"
@@ -133,12 +178,13 @@ class LocationPlanner(HBondPlanner):
                     if grid is None:
                         reason = "options too close to each other"
                     else:
-                        chosen = (it, q, a, b, grid, changes)
+                        chosen = (fr, it, q, a, b, grid, changes)
                         break
             why[reason] += 1
         if chosen is None:
-            raise Rejected(f"no answerable H-bond among the {min(len(pool), self.tries())} unused one(s)")
-        it, q, a, b, grid, changes = chosen
+            raise Rejected(f"no answerable H-bond among the {min(len(pool), self.tries())} unused one(s) "
+                           f"in {len(poses)} start pose(s)")
+        fr, it, q, a, b, grid, changes = chosen
         self.used.add((it.chain, it.resseq, it.icode, it.protein_atom, it.ligand_atom))
         order = list(LETTERS[: d["options"]])
         correct = order.index(letter)
@@ -146,8 +192,8 @@ class LocationPlanner(HBondPlanner):
         pairs = others[:correct] + [(a, b)] + others[correct:]
         texts_opt = [format_ops(location_ops(x, y)) for x, y in pairs]
         # replay: the correct option's parsed moves bring the midpoint to the image centre (± rounding)
-        m, _ = geometry.compose(parse_ops(texts_opt[correct]), np.asarray(self.centre))
-        moved = self.camera.to_camera(geometry.apply(m, self.midpoint(it)[None]))[0]
+        m, _ = geometry.compose(parse_ops(texts_opt[correct]), np.asarray(fr.centre))
+        moved = fr.camera.to_camera(geometry.apply(m, self.midpoint(it, fr)[None]))[0]
         assert abs(moved[0]) <= prec / 2 + 1e-9 and abs(moved[1]) <= prec / 2 + 1e-9
         ent = hbond_entry(it) if self.kind == "hbond" else it.as_dict()
         if self.kind == "hbond":
@@ -171,10 +217,10 @@ class LocationPlanner(HBondPlanner):
         program = LocationProgram(
             interaction=self.kind, hbond=ent, midpoint_camera_xyz=rnd(q, 3),
             ops=[o.as_dict() for o in location_ops(a, b)], answer_text=texts_opt[correct],
-            residual_camera_xy=rnd(moved[:2], 3), precision=prec, correct=letter, centre=rnd(self.centre),
+            residual_camera_xy=rnd(moved[:2], 3), precision=prec, correct=letter, centre=rnd(fr.centre),
             view=d["after_view"], design=d["distractors"]["design"],
             options=[{"letter": L, "ops": [o.as_dict() for o in location_ops(x, y)], "text": t, "correct": L == letter}
                      for L, t, (x, y) in zip(order, texts_opt, pairs)],
             grid=None if changes is None else [format_ops(location_ops(x, y)) for x, y in grid],
             changes=None if changes is None else [{"step": k, "change": c} for k, c in enumerate(changes)])
-        return Planned(question, self.specs, letter, program.as_dict(), texts_opt)
+        return Planned(question, fr.specs, letter, program.as_dict(), texts_opt)

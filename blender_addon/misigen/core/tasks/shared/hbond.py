@@ -32,6 +32,11 @@ CONTACT_POLAR = 4.0      # Å: the pocket's contact atoms (protein N/O this clos
 POSES = tuple((a, b) for a in (0, 15, 30, 45) for b in (0, 15, 30, 45))
 
 
+def pose_ops(roll_y: float, roll_x: float) -> list:
+    """A start pose: roll y, then roll x (degrees; a zero turn is left out)."""
+    return [Op("roll", ax, float(v)) for ax, v in (("y", roll_y), ("x", roll_x)) if v]
+
+
 def residue_text(chain, resname, resseq, icode) -> str:
     return f"{resname} {resseq}{icode}" + (f" (chain {chain})" if chain else "")
 
@@ -83,7 +88,7 @@ class HBondPlanner(Planner):
             return []
         best, best_ops = -1.0, []
         for a, b in POSES:
-            ops = [Op("roll", ax, float(v)) for ax, v in (("y", a), ("x", b)) if v]
+            ops = pose_ops(a, b)
             specs = [self.view_spec(v, residues=residues, labels=None, pose=ops) for v in self.d["views"]]
             hidden = float(np.mean([1.0 - self.visible(s)[rows].mean() for s in specs]))
             if hidden > best + 1e-9:
@@ -216,5 +221,5 @@ def list_difficulty(interaction: str, bonds: list, found: list, cars: list[dict]
             "_answer_atoms": bond_rows(interaction, bonds)}
 
 
-__all__ = ["HBondPlanner", "HB_REJECTION", "HB_KNOBS", "POSES", "INTERACTION", "KIND_FIELDS", "residue_text",
+__all__ = ["HBondPlanner", "HB_REJECTION", "HB_KNOBS", "POSES", "pose_ops", "INTERACTION", "KIND_FIELDS", "residue_text",
            "residue_class", "hbonds_only", "bond_keys", "hbond_margin", "bond_rows", "list_difficulty"]
