@@ -111,7 +111,7 @@ def check_image(car: dict, close_px: float) -> dict:
 
 
 def run(paths, suite: Path, sizes, first: int, split: str, close_px: float) -> dict:
-    tasks = load_suite(suite)
+    tasks = load_suite(suite).tasks
     totals = {}
     for size in sizes:
         style = load_style("misi_bench", {"render": {"resolution": [size, size]}})

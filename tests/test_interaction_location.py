@@ -27,7 +27,7 @@ LOSERS = {"7BNH_BEZ": ("on an image axis", 1), "7AA0_R6B": ("an atom is hidden",
 
 @pytest.fixture(scope="module")
 def task():
-    return {t.name: t for t in load_suite(ROOT / "task_specs" / "misi_bench.yaml")}["interaction_location"]
+    return {t.name: t for t in load_suite(ROOT / "task_specs" / "misi_bench.yaml").tasks}["interaction_location"]
 
 
 def load(sid):
@@ -51,7 +51,7 @@ def records(samples):
 @pytest.mark.parametrize("sid", sorted(LOSERS))
 def test_a_rejected_question_is_asked_in_another_pose(sid, task, style):
     s = load(sid)
-    split = split_for(sid, SEED, task.suite["test_fraction"])
+    split = split_for(sid, SEED, task.settings.test_fraction)
     why, supported = LOSERS[sid]
     before, lost = plan_samples(without_other_poses(task), s, style, split, SEED)
     rejected = [f for f in lost if f["category"] == "rejected"]

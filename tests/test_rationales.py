@@ -92,7 +92,7 @@ def test_docking_moves_are_read_off_the_ring_on_every_record(brd4, hivp, style):
     """The ring marks where the ligand's centre sat at the ligand's own depth, and its radius is stated
     in Å: the move read from it rounds to the answer on every docking record of both examples."""
     by_id = {brd4.id: brd4, hivp.id: hivp}
-    task = next(t for t in load_suite(SUITE) if t.name == "docking")
+    task = next(t for t in load_suite(SUITE).tasks if t.name == "docking")
     n = 0
     for structure in (brd4, hivp):
         for split in ("train", "test"):
