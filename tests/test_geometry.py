@@ -103,7 +103,7 @@ def test_labels_do_not_overlap_and_stay_inside(brd4, style):
     items = label_items(shown, LabelPlan.from_style(style))
     n_res = len({(c, n) for c, n, l in zip(shown.chain, shown.resseq, shown.ligand) if not l})
     assert len(items) == n_res + int((shown.ligand & ~shown.is_hydrogen).sum())
-    placed = [p for p in layout_labels(items, {"pixels": pix, "in_front": depth > 0, "width": 512, "height": 512}, style) if p["box"]]
+    placed = [p for p in layout_labels(items, pix, depth > 0, style, 512, 512) if p["box"]]
     assert len(placed) > 0.5 * len(items)
     boxes = np.array([p["box"] for p in placed])
     assert (boxes[:, 0] >= 0).all() and (boxes[:, 2] <= 512).all() and (boxes[:, 1] >= 0).all() \
@@ -119,8 +119,7 @@ def test_labels_do_not_overlap_and_stay_inside(brd4, style):
 def test_a_label_wider_than_the_image_is_left_out(style):
     from misigen.core.scene.labels import layout_labels
     pix = np.array([[20.0, 20.0]])
-    placed = layout_labels([("A VERY LONG LABEL TEXT", 0, "residue", "res A:1")],
-                           {"pixels": pix, "in_front": np.array([True]), "width": 48, "height": 48}, style)
+    placed = layout_labels([("A VERY LONG LABEL TEXT", 0, "residue", "res A:1")], pix, np.array([True]), style, 48, 48)
     assert placed[0]["box"] is None
 
 
@@ -135,8 +134,7 @@ def test_a_label_keeps_its_home_side_where_it_has_room(style):
     left = [40, 90, 96, 110]
 
     def side(reserved=None, homes=None, may_cover=None):
-        view = {"pixels": pix, "in_front": front, "width": 200, "height": 200, "reserved": reserved}
-        lab = layout_labels(items, view, style, homes=homes, may_cover=may_cover)[0]
+        lab = layout_labels(items, pix, front, style, 200, 200, reserved=reserved, homes=homes, may_cover=may_cover)[0]
         return label_side(lab["box"], 100.0, 100.0) if lab["box"] else None
 
     assert side() == (1, 0) and side([right]) == (-1, 0)          # image by image: right, else left
@@ -144,7 +142,7 @@ def test_a_label_keeps_its_home_side_where_it_has_room(style):
              for r in ([right], None, [right])]
     homes, placed = label_homes(items, views, style)
     assert side(homes=homes) == (-1, 0) and side([right], homes) == (-1, 0)   # left: room in all three
-    assert placed[1] == layout_labels(items, views[1], style, homes=homes)   # each view as laid out
+    assert placed[1] == layout_labels(items, pix, front, style, 200, 200, homes=homes)   # each view as laid out
     assert side([left], homes) == (1, 0)                              # no room there: elsewhere
     assert side([left], homes, may_cover=set()) is None               # … or left out
     assert side([left], homes, may_cover={"res A:1"}) == (1, 0)

@@ -111,8 +111,8 @@ def _box_gap(box, u, v):
 @pytest.mark.parametrize("size", [256, 512])
 def test_labels_touch_their_atom_or_have_a_leader(brd4, hivp, size):
     """A drawn label is within ``touch_px`` of its anchor atom, or carries a leader line
-    that starts on its box, ends inside the atom's disc and crosses no other label or leader."""
-    from misigen.core.scene.labels import LEADER_END, line_pixels
+    that starts on its box, ends on the atom's rim and crosses no other label or leader."""
+    from misigen.core.scene.labels import line_pixels
     from misigen.core.scene.scene_plan import posed_coords
     from misigen.core.look.style import atom_radii
 
@@ -147,7 +147,7 @@ def test_labels_touch_their_atom_or_have_a_leader(brd4, hivp, size):
                         (a, b), (c, d) = lab["leader"]
                         assert gap > touch, lab                                 # only labels that cannot touch
                         assert _box_gap(lab["box"], a, b) < 0.1, lab            # starts on its own box
-                        assert abs(np.hypot(c - u, d - v) - min(LEADER_END * r_px[lab["atom"]], gap - 1)) < 0.2, lab
+                        assert abs(np.hypot(c - u, d - v) - min(r_px[lab["atom"]], gap - 1)) < 0.2, lab
                         vs, us = line_pixels(lab["leader"], size, size)
                         own = np.zeros((size, size), bool)
                         own[lab["box"][1]:lab["box"][3], lab["box"][0]:lab["box"][2]] = True
@@ -230,7 +230,9 @@ def _label_sides(structures, sample, homes: bool = True) -> list[dict]:
             placed = placed_labels(shown, spec)
         else:
             v = _layout_inputs(shown, spec, xyz)
-            placed = layout_labels(label_items(shown, spec.labels), v, spec.style, set(spec.labels.first))
+            placed = layout_labels(label_items(shown, spec.labels), v["pixels"], v["in_front"], spec.style,
+                                   v["width"], v["height"], v["obstacles"], set(spec.labels.first), v["radius_px"],
+                                   v["reserved"])
         pix, _ = spec.camera.project(xyz)
         out.append({lab["id"]: label_side(lab["box"], *pix[lab["atom"]]) for lab in placed if lab["box"] is not None})
     return out

@@ -158,11 +158,10 @@ def _relative_corners(w: int, h: int, touch_px: float, rings: bool) -> tuple:
 
 
 def leader_line(box, u: float, v: float, radius_px: float = 0.0) -> list:
-    """The leader of a box to its anchor: [[u, v] on the box edge, [u, v] halfway from the atom's centre
-    to its rim], so it ends well inside its own atom's disc, not on the rim a neighbour's disc may share."""
+    """The leader of a box to its anchor: [[u, v] on the box edge, [u, v] on the atom's rim]."""
     bu, bv = float(min(max(u, box[0]), box[2])), float(min(max(v, box[1]), box[3]))
     d = ((bu - u) ** 2 + (bv - v) ** 2) ** 0.5
-    t = min(max(radius_px, 0.0) * LEADER_END, max(d - 1.0, 0.0)) / d if d > 0 else 0.0
+    t = min(max(radius_px, 0.0), max(d - 1.0, 0.0)) / d if d > 0 else 0.0
     return [[round(bu, 1), round(bv, 1)], [round(u + (bu - u) * t, 1), round(v + (bv - v) * t, 1)]]
 
 
@@ -192,26 +191,46 @@ class _Canvas:
     circle's centre does (``covers``: obstacles are kept as circles, not pixels).
     """
 
-    def __init__(self, width: int, height: int, gap: float, obstacles: np.ndarray | None, keep_clear=None):
+    def __init__(self, width: int, height: int, gap: float, obstacles: np.ndarray | None):
         self.w, self.h, self.gap = width, height, int(np.ceil(gap))
-        self.cells = _circle_cells(obstacles, width, height)
-        self.clear_cells = _circle_cells(keep_clear, width, height)   # no label may cover these, whichever it is
         self.taken = np.zeros((height, width), bool)    # label boxes grown by gap, leaders grown by 1 px
         self.boxes = np.zeros((height, width), bool)    # label boxes (leaders must not cross them)
-        self.lines = np.zeros((height, width), bool)    # leader pixels grown by LEADER_CLEARANCE (leaders keep off)
+        self.lines = np.zeros((height, width), bool)    # leader pixels (leaders must not cross)
         self.version = 0                                # how many times something was taken
+        obs = np.zeros((0, 4)) if obstacles is None else np.asarray(obstacles, float).reshape(-1, 4)
+        cu, cv, r = obs[:, 0], obs[:, 1], obs[:, 2]
+        with np.errstate(invalid="ignore"):
+            keep = r > 0
+            # the pixels a circle may cover, [u0, v0, u1, v1): none when it lies outside the frame
+            bounds = np.column_stack([np.maximum(0, np.floor(cu - r)), np.maximum(0, np.floor(cv - r)),
+                                      np.minimum(width, np.ceil(cu + r) + 1), np.minimum(height, np.ceil(cv + r) + 1)])
+        keep &= (bounds[:, 0] < bounds[:, 2]) & (bounds[:, 1] < bounds[:, 3])
+        # each obstacle (u, v, r², atom) under every cell of a coarse grid its pixels may reach
+        self.cells: dict = collections.defaultdict(list)
+        for (u0, v0, u1, v1), (cu, cv, r, atom) in zip(bounds[keep].astype(int).tolist(), obs[keep].tolist()):
+            circle = (cu, cv, r * r, int(atom))
+            for cell_u in range(u0 // _CELL, (u1 - 1) // _CELL + 1):
+                for cell_v in range(v0 // _CELL, (v1 - 1) // _CELL + 1):
+                    self.cells[cell_u, cell_v].append(circle)
 
     def covers(self, b, own: int) -> bool:
         """Whether box ``b`` [u0, v0, u1, v1) covers part of an obstacle other than atom ``own``: the
         box's pixel nearest a circle's centre is in the circle."""
-        return _box_meets(self.cells, b, own)
-
-    def covers_kept_clear(self, b, own: int) -> bool:
-        """Whether box ``b`` covers part of an atom no label may cover (other than atom ``own``)."""
-        return _box_meets(self.clear_cells, b, own)
+        cells = self.cells
+        if not cells:
+            return False
+        for cell_u in range(b[0] // _CELL, (b[2] - 1) // _CELL + 1):
+            for cell_v in range(b[1] // _CELL, (b[3] - 1) // _CELL + 1):
+                for cu, cv, rr, atom in cells.get((cell_u, cell_v), ()):
+                    if atom != own:
+                        du = max(b[0] - cu, cu - b[2], 0.0)
+                        dv = max(b[1] - cv, cv - b[3], 0.0)
+                        if du * du + dv * dv < rr:
+                            return True
+        return False
 
     def leader_free(self, vs: np.ndarray, us: np.ndarray) -> bool:
-        """Whether a leader's pixels (``line_pixels``) cross no label box and keep clear of every other leader."""
+        """Whether a leader's pixels (``line_pixels``) cross no label box and no other leader."""
         return not (np.count_nonzero(self.boxes[vs, us]) or np.count_nonzero(self.lines[vs, us]))
 
     def take(self, b, line=None) -> None:
@@ -220,52 +239,14 @@ class _Canvas:
         self.boxes[b[1]:b[3], b[0]:b[2]] = True
         if line is not None:
             vs, us = line_pixels(line, self.w, self.h)
-            self.lines[np.clip(vs[:, None] + _NEAR[0], 0, self.h - 1), np.clip(us[:, None] + _NEAR[1], 0, self.w - 1)] = True
+            self.lines[vs, us] = True
             self.taken[np.clip(vs[:, None] + _NEIGHBOURS[0], 0, self.h - 1),
                        np.clip(us[:, None] + _NEIGHBOURS[1], 0, self.w - 1)] = True
         self.version += 1
 
 
-def _circle_cells(obstacles, width: int, height: int) -> dict:
-    """Each circle (u, v, r², atom row) under every cell of a coarse grid its pixels may reach."""
-    obs = np.zeros((0, 4)) if obstacles is None else np.asarray(obstacles, float).reshape(-1, 4)
-    cu, cv, r = obs[:, 0], obs[:, 1], obs[:, 2]
-    with np.errstate(invalid="ignore"):
-        keep = r > 0
-        # the pixels a circle may cover, [u0, v0, u1, v1): none when it lies outside the frame
-        bounds = np.column_stack([np.maximum(0, np.floor(cu - r)), np.maximum(0, np.floor(cv - r)),
-                                  np.minimum(width, np.ceil(cu + r) + 1), np.minimum(height, np.ceil(cv + r) + 1)])
-    keep &= (bounds[:, 0] < bounds[:, 2]) & (bounds[:, 1] < bounds[:, 3])
-    cells: dict = collections.defaultdict(list)
-    for (u0, v0, u1, v1), (cu, cv, r, atom) in zip(bounds[keep].astype(int).tolist(), obs[keep].tolist()):
-        circle = (cu, cv, r * r, int(atom))
-        for cell_u in range(u0 // _CELL, (u1 - 1) // _CELL + 1):
-            for cell_v in range(v0 // _CELL, (v1 - 1) // _CELL + 1):
-                cells[cell_u, cell_v].append(circle)
-    return cells
-
-
-def _box_meets(cells: dict, b, own: int) -> bool:
-    if not cells:
-        return False
-    for cell_u in range(b[0] // _CELL, (b[2] - 1) // _CELL + 1):
-        for cell_v in range(b[1] // _CELL, (b[3] - 1) // _CELL + 1):
-            for cu, cv, rr, atom in cells.get((cell_u, cell_v), ()):
-                if atom != own:
-                    du = max(b[0] - cu, cu - b[2], 0.0)
-                    dv = max(b[1] - cv, cv - b[3], 0.0)
-                    if du * du + dv * dv < rr:
-                        return True
-    return False
-
-
 _CELL = 32        # px, the obstacle grid's cells
 _NEIGHBOURS = np.array([[dv for dv in (-1, 0, 1) for _ in (-1, 0, 1)], [du for _ in (-1, 0, 1) for du in (-1, 0, 1)]])
-# a leader keeps this many px from every other (two leaders side by side could be followed either way)
-LEADER_CLEARANCE = 3
-_REACH = range(-LEADER_CLEARANCE, LEADER_CLEARANCE + 1)      # pixels are sampled: one more on each side
-_NEAR = np.array([[dv for dv in _REACH for _ in _REACH], [du for _ in _REACH for du in _REACH]])
-LEADER_END = 0.5       # where a leader ends: this fraction of its atom's radius from the atom's centre
 
 
 def label_side(box, u: float, v: float) -> tuple[int, int]:
@@ -285,8 +266,7 @@ class _Label:
 
     A candidate is tested when it is asked about; its answer holds until the canvas takes more, and a
     taken place stays taken. Its leader line is made once."""
-    __slots__ = ("index", "entry", "u", "v", "w", "h", "corners", "boxes", "radius", "leaders", "states", "version",
-                 "hidden")
+    __slots__ = ("index", "entry", "u", "v", "w", "h", "corners", "boxes", "radius", "leaders", "states", "version")
 
     def __init__(self, index: int, entry: dict, u: float, v: float, w: int, h: int, corners, radius: float):
         self.index, self.entry, self.u, self.v, self.w, self.h, self.radius = index, entry, u, v, w, h, radius
@@ -295,21 +275,19 @@ class _Label:
         self.leaders = None                # per candidate: its leader (line, rows, columns), None, or False: not made yet
         self.states = None                 # per candidate: (state, leader) once known, at canvas ``version``
         self.version = -1
-        self.hidden = False                # its atom is hidden: a leader would end on whatever hides it
 
 
 class _Layout:
     """The labels of one image while they are placed."""
 
-    def __init__(self, view: dict, style: dict):
+    def __init__(self, pixels, in_front, style: dict, width: int, height: int, obstacles=None,
+                 radius_px=None, reserved=None):
         cfg = style["labels"]
-        self.pixels, self.in_front, self.style = view["pixels"], view["in_front"], style
-        self.radius_px, self.visible, self.depth = view.get("radius_px"), view.get("visible"), view.get("depth")
-        self.width, self.height = width, height = view["width"], view["height"]
-        obstacles, reserved = view.get("obstacles"), view.get("reserved")
+        self.pixels, self.in_front, self.style, self.radius_px = pixels, in_front, style, radius_px
+        self.width, self.height = width, height
         self.touch, self.leaders = float(cfg["touch_px"]), bool(cfg["leaders"])
         self.drop = bool(cfg["drop_overlapping"])
-        self.canvas = _Canvas(width, height, float(cfg["gap_px"]), obstacles, view.get("keep_clear"))
+        self.canvas = _Canvas(width, height, float(cfg["gap_px"]), obstacles)
         for b in reserved or []:
             self.canvas.take([max(0, int(b[0])), max(0, int(b[1])), min(width, int(b[2])), min(height, int(b[3]))])
         self.placed: list = []            # (item index, entry)
@@ -331,9 +309,7 @@ class _Layout:
         entry = {"text": text, "kind": kind, "id": item[3] if len(item) > 3 else None, "atom": atom}
         fits = w <= self.width and h <= self.height
         r = float(self.radius_px[atom]) if self.radius_px is not None else 0.0
-        lab = _Label(k, entry, u, v, w, h, _relative_corners(w, h, self.touch, True) if fits else None, r)
-        lab.hidden = self.visible is not None and not bool(self.visible[atom])
-        return lab
+        return _Label(k, entry, u, v, w, h, _relative_corners(w, h, self.touch, True) if fits else None, r)
 
     def _states(self, lab: _Label) -> list:
         """What is known of the label's candidates: what was taken stays so, the rest is asked again
@@ -351,7 +327,7 @@ class _Layout:
             du, dv = lab.corners[k]
             u0, v0 = round(min(max(lab.u + du, 0.0), canvas.w - lab.w)), round(min(max(lab.v + dv, 0.0), canvas.h - lab.h))
             b = lab.boxes[k] = [u0, v0, u0 + lab.w, v0 + lab.h]
-        if np.count_nonzero(canvas.taken[b[1]:b[3], b[0]:b[2]]) or canvas.covers_kept_clear(b, lab.entry["atom"]):
+        if np.count_nonzero(canvas.taken[b[1]:b[3], b[0]:b[2]]):
             states[k] = _UNUSABLE
             return _UNUSABLE
         if lab.leaders is None:
@@ -359,31 +335,14 @@ class _Layout:
         lead = lab.leaders[k]
         if lead is False:
             u, v = lab.u, lab.v
-            far = self.leaders and _gap(b, u, v, lab.w, lab.h) > self.touch
-            if far and lab.hidden:
-                lead = lab.leaders[k] = _UNUSABLE       # too far to touch its atom, and no leader may reach it
-            else:
-                line = leader_line(b, u, v, lab.radius) if far else None
-                if line is not None and self.end_hidden(line[1], lab.entry["atom"]):
-                    lead = lab.leaders[k] = _UNUSABLE   # it would end on the atom in front, not on its own
-                else:
-                    lead = lab.leaders[k] = (line, *line_pixels(line, canvas.w, canvas.h)) if line is not None else None
-        if lead is _UNUSABLE:
-            states[k] = _UNUSABLE
-            return _UNUSABLE
+            line = leader_line(b, u, v, lab.radius) if self.leaders and _gap(b, u, v, lab.w, lab.h) > self.touch else None
+            lead = lab.leaders[k] = (line, *line_pixels(line, canvas.w, canvas.h)) if line is not None else None
         if lead is not None and not canvas.leader_free(lead[1], lead[2]):
             states[k] = _UNUSABLE
             return _UNUSABLE
         states[k] = state = ((_COVERS if canvas.covers(b, lab.entry["atom"]) else _FREE),
                              lead[0] if lead is not None else None)
         return state
-
-    def end_hidden(self, end, atom: int) -> bool:
-        """Whether a leader's end lies on (or within a pixel of) the disc of an atom nearer the camera than its own."""
-        if self.depth is None or self.radius_px is None:
-            return False
-        d2 = (self.pixels[:, 0] - end[0]) ** 2 + (self.pixels[:, 1] - end[1]) ** 2
-        return bool(np.any((d2 < (self.radius_px + 1.0) ** 2) & (self.depth < self.depth[atom]) & self.in_front))
 
     def on_side(self, lab: _Label, side: int, may_cover: bool):
         """(candidate index, leader) of the label's first free place on ``side`` (an index of
@@ -512,19 +471,15 @@ def _home(preps, may_cover: bool) -> int | None:
     return best
 
 
-def layout_labels(items, view: dict, style: dict, may_cover=None, homes: dict | None = None) -> list[dict]:
+def layout_labels(items, pixels: np.ndarray, in_front: np.ndarray, style: dict,
+                  width: int, height: int, obstacles: np.ndarray | None = None, may_cover=None,
+                  radius_px: np.ndarray | None = None, reserved=None, homes: dict | None = None) -> list[dict]:
     """Place each label by its anchor, at least ``labels.gap_px`` from every label and leader line
     placed before it and inside the frame (greedy, in the order of ``_place_all``).
 
-    ``view``: what the layout needs of one image: ``pixels`` (anchor pixels by atom row), ``in_front``,
-    ``width``, ``height`` and, optionally, ``obstacles``, ``keep_clear`` (rows as ``obstacles``: atoms no
-    label covers, whichever), ``radius_px``, ``reserved`` and ``visible``.
-
     A label touches its atom (box within ``labels.touch_px`` of the anchor) where such a place
-    is free; otherwise (``labels.leaders``) it goes further out with a leader line into the
-    atom's disc (``radius_px``: atom radii on screen) that crosses no label and keeps
-    ``LEADER_CLEARANCE`` px from every other leader. An atom that is hidden (``visible`` False) gets
-    no leader: its label touches it or is left out.
+    is free; otherwise (``labels.leaders``) it goes further out with a leader line to the
+    atom's rim (``radius_px``: atom radii on screen) that crosses no label and no other leader.
     ``homes`` (label id → side, from ``label_homes``): the side of its atom a label takes where it
     has room there (its first free place on that side), so that it sits on the same side in every
     image of a scene.
@@ -538,7 +493,7 @@ def layout_labels(items, view: dict, style: dict, may_cover=None, homes: dict | 
     included), ``leader`` (None or two points) and ``overlaps`` when no free place was found;
     with ``drop_overlapping`` such a label gets box None and is not drawn.
     """
-    layout = _Layout(view, style)
+    layout = _Layout(pixels, in_front, style, width, height, obstacles, radius_px, reserved)
     _place_all([layout], items, may_cover, homes or {})
     return layout.entries()
 
@@ -548,7 +503,9 @@ def label_homes(items, views: list[dict], style: dict, may_cover=None) -> tuple[
     a place in the most of ``views``, chosen label by label while the views are laid out together;
     and the labels of each view, exactly as ``layout_labels`` lays it out with these homes.
 
-    ``views``: the ``layout_labels`` view of each image."""
-    layouts = [_Layout(v, style) for v in views]
+    ``views``: the ``layout_labels`` arguments of each image (pixels, in_front, width, height,
+    obstacles, radius_px, reserved)."""
+    layouts = [_Layout(v["pixels"], v["in_front"], style, v["width"], v["height"], v.get("obstacles"),
+                       v.get("radius_px"), v.get("reserved")) for v in views]
     homes = _place_all(layouts, items, may_cover, None)
     return homes, [lay.entries() for lay in layouts]

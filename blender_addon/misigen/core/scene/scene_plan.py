@@ -255,54 +255,17 @@ def site_marker(shown: Structure, spec: RenderSpec) -> dict | None:
 
 def _layout_inputs(shown: Structure, spec: RenderSpec, xyz: np.ndarray) -> dict:
     """What ``layout_labels`` needs of one render besides its labels: anchor pixels, the atoms labels
-    avoid (the style's, and always the polar atoms of the pocket's contacts), atom radii on screen,
-    which atoms are seen (a hidden atom gets no leader), the scale bar's and the site marker's boxes."""
+    avoid, atom radii on screen, the scale bar's box."""
     cam = spec.camera
     pix, depth = cam.project(xyz)
     front = depth > cam.clip[0]
     avoid = {"ligand": shown.ligand, "all": np.ones(shown.n_atoms, bool),
              "none": np.zeros(shown.n_atoms, bool)}[spec.labels.avoid] & front
-    clear = polar_contacts(shown, xyz) & front
     radius_px = np.where(front, atom_radii(shown, spec.style) * cam.pixel_scale(np.where(front, depth, 1.0)), 0.0)
-
-    def circles(rows):
-        return np.column_stack([pix[rows], radius_px[rows], np.nonzero(rows)[0]]) if rows.any() else None
+    obstacles = np.column_stack([pix[avoid], radius_px[avoid], np.nonzero(avoid)[0]]) if avoid.any() else None
     reserved = [m["box"] for m in (scale_bar(shown, spec), site_marker(shown, spec)) if m]
-    return {"pixels": pix, "in_front": front, "width": cam.width, "height": cam.height, "obstacles": circles(avoid),
-            "keep_clear": circles(clear), "radius_px": radius_px, "depth": depth, "reserved": reserved or None,
-            "visible": seen_atoms(shown, spec, xyz)}
-
-
-# Å: an N, O or S this near an atom of the other side (protein or ligand) is an end of a possible contact,
-# what interaction questions are about; no label may cover one, whichever the answer needs
-CONTACT_KEEP_CLEAR = 4.0
-POLAR = ("N", "O", "S")
-
-
-def polar_contacts(shown: Structure, xyz: np.ndarray) -> np.ndarray:
-    """Rows of the N, O, S atoms within ``CONTACT_KEEP_CLEAR`` Å of a heavy atom of the other side, as posed."""
-    out = np.zeros(shown.n_atoms, bool)
-    heavy = ~shown.is_hydrogen
-    lig, prot = np.nonzero(shown.ligand & heavy)[0], np.nonzero(~shown.ligand & heavy)[0]
-    if not len(lig) or not len(prot):
-        return out
-    near = np.sqrt(((xyz[prot][:, None] - xyz[lig][None]) ** 2).sum(-1)) <= CONTACT_KEEP_CLEAR
-    polar = np.isin(shown.element, POLAR)
-    out[prot[near.any(axis=1)]] = True
-    out[lig[near.any(axis=0)]] = True
-    return out & polar
-
-
-def seen_atoms(shown: Structure, spec: RenderSpec, xyz: np.ndarray) -> np.ndarray:
-    """Which atoms have their camera-facing point unhidden (``visible_atoms``), kept on the spec for
-    the pose asked (the layout and the sidecar ask for the same one)."""
-    memo_key = (shown.n_atoms, hash(np.ascontiguousarray(xyz).tobytes()))
-    memo = spec.__dict__.setdefault("_seen_memo", {})
-    if memo_key not in memo:
-        bond_r = spec.style["bond_radius"] if spec.style["representation"] != "spheres" else 0.0
-        memo.clear()
-        memo[memo_key] = visible_atoms(spec.camera, xyz, atom_radii(shown, spec.style), shown.bonds, bond_r)
-    return memo[memo_key]
+    return {"pixels": pix, "in_front": front, "width": cam.width, "height": cam.height, "obstacles": obstacles,
+            "radius_px": radius_px, "reserved": reserved or None}
 
 
 _HOMES: collections.OrderedDict = collections.OrderedDict()   # scene → (label homes, its canonical views' labels)
@@ -365,8 +328,11 @@ def placed_labels(shown: Structure, spec: RenderSpec, xyz: np.ndarray | None = N
     if known is not None and np.array_equal(known[0], xyz):
         placed = known[1]
     else:
-        placed = layout_labels(label_items(shown, spec.labels), _layout_inputs(shown, spec, xyz), spec.style,
-                               may_cover=set(spec.labels.first), homes=homes)
+        inputs = _layout_inputs(shown, spec, xyz)
+        placed = layout_labels(label_items(shown, spec.labels), inputs["pixels"], inputs["in_front"], spec.style,
+                               inputs["width"], inputs["height"], obstacles=inputs["obstacles"],
+                               may_cover=set(spec.labels.first), radius_px=inputs["radius_px"],
+                               reserved=inputs["reserved"], homes=homes)
     memo.clear()                      # one layout per spec is enough
     memo[memo_key] = placed
     return placed
@@ -384,7 +350,8 @@ def annotate(shown: Structure, spec: RenderSpec, mats: dict) -> dict:
     pix, depth = cam.project(xyz)
     radii = atom_radii(shown, spec.style)
     ramp = depth_cue_range(cam.to_camera(xyz), radii, spec.style["depth_cue"])
-    visible = seen_atoms(shown, spec, xyz)
+    bond_r = spec.style["bond_radius"] if spec.style["representation"] != "spheres" else 0.0
+    visible = visible_atoms(cam, xyz, radii, shown.bonds, bond_r)
     in_image = (depth > cam.clip[0]) & (pix[:, 0] >= 0) & (pix[:, 0] < cam.width) & \
         (pix[:, 1] >= 0) & (pix[:, 1] < cam.height)
     columns = zip(shown.chain.tolist(), shown.resseq.tolist(), shown.icode.tolist(), shown.resname.tolist(),
