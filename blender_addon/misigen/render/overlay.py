@@ -34,7 +34,7 @@ class LabelledImage:
     font: str                      # the label font's file
 
     def write(self) -> None:
-        """Draw labels and scale bar, write the PNG atomically, remove the raw render."""
+        """Draw labels and marks (scale bar, site marker), write the PNG atomically, remove the raw render."""
         png = Path(self.png)
         tmp = png.with_name(f".{png.stem}.tmp.png")
         draw_overlay(self.raw, str(tmp), list(self.labels), self.style, self.width, self.height, self.marks,
